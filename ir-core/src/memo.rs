@@ -1,0 +1,124 @@
+//! Identity-keyed memo tables, for passes that choose to memoize.
+//!
+//! A node with a single handle has a single parent, so a walk from the root
+//! cannot reach it twice: only shared nodes (more than one handle) get an
+//! entry. Entries hold a handle to their key, so an address is never reused
+//! while the table lives; drop the table with the pass.
+
+use rustc_hash::FxHashMap;
+
+use crate::{Family, Rewrite};
+
+/// Which shared nodes a visitor has already seen (Relay's `visit_counter_`).
+///
+/// ```
+/// # use ir_core::VisitedSet;
+/// # fn demo<F: ir_core::Family>(e: &F) {
+/// let mut seen = VisitedSet::new();
+/// if seen.first_visit(e) { /* walk it */ }
+/// # }
+/// ```
+pub struct VisitedSet<F> {
+    seen: FxHashMap<usize, F>,
+}
+
+impl<F: Family> VisitedSet<F> {
+    /// An empty set.
+    pub fn new() -> Self {
+        VisitedSet {
+            seen: FxHashMap::default(),
+        }
+    }
+
+    /// `true` the first time a node is offered; `false` for a shared node
+    /// that was offered before.
+    #[inline]
+    pub fn first_visit(&mut self, node: &F) -> bool {
+        if node.strong_count() == 1 {
+            return true;
+        }
+        match self.seen.entry(node.addr()) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(node.clone());
+                true
+            }
+        }
+    }
+
+    /// Number of shared nodes recorded.
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// `true` when no shared node was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+}
+
+impl<F: Family> Default for VisitedSet<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The result of mutating each shared node (Relay's `memo_`): a shared node is
+/// rewritten once and its result stays shared.
+///
+/// Typical use, in a mutator's family entry hook:
+///
+/// ```ignore
+/// fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+///     if let Some(done) = self.memo.get(e) { return done; }
+///     let result = e.rebuild(self);
+///     self.memo.insert(e, result)
+/// }
+/// ```
+pub struct MemoMap<F> {
+    done: FxHashMap<usize, (F, Rewrite<F>)>,
+}
+
+impl<F: Family> MemoMap<F> {
+    /// An empty table.
+    pub fn new() -> Self {
+        MemoMap {
+            done: FxHashMap::default(),
+        }
+    }
+
+    /// The recorded result for `node`, if it is shared and was mutated before.
+    #[inline]
+    pub fn get(&self, node: &F) -> Option<Rewrite<F>> {
+        if node.strong_count() == 1 {
+            return None;
+        }
+        self.done.get(&node.addr()).map(|(_, r)| r.clone())
+    }
+
+    /// Records `result` for `node` (if shared) and returns it.
+    #[inline]
+    pub fn insert(&mut self, node: &F, result: Rewrite<F>) -> Rewrite<F> {
+        if node.strong_count() != 1 {
+            self.done
+                .insert(node.addr(), (node.clone(), result.clone()));
+        }
+        result
+    }
+
+    /// Number of shared nodes recorded.
+    pub fn len(&self) -> usize {
+        self.done.len()
+    }
+
+    /// `true` when nothing was recorded.
+    pub fn is_empty(&self) -> bool {
+        self.done.is_empty()
+    }
+}
+
+impl<F: Family> Default for MemoMap<F> {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,216 @@
+//! Validation: turns the parsed input into a [`Model`], collecting every
+//! error with its span instead of stopping at the first.
+
+use std::collections::HashMap;
+
+use darling::{Error, ast::Style};
+use quote::ToTokens;
+use syn::spanned::Spanned;
+
+use crate::Derive;
+use crate::crate_path;
+use crate::model::{FamilyModel, FieldModel, KindModel, Model, StructModel};
+use crate::naming::snake_case;
+use crate::parse::{Field, Input, Variant};
+
+pub fn check(input: Input, _which: Derive) -> darling::Result<Model> {
+    let mut errors = Error::accumulator();
+    let krate = input.krate.clone().unwrap_or_else(crate_path::resolve);
+    let model = match input.data {
+        darling::ast::Data::Struct(fields) => {
+            if let Some(uses) = &input.uses {
+                errors.push(
+                    Error::custom("`uses` applies to family enums, not to node structs")
+                        .with_span(&uses.first().map(|p| p.span()).unwrap_or(input.ident.span())),
+                );
+            }
+            let type_params: Vec<syn::Ident> =
+                input.generics.type_params().map(|p| p.ident.clone()).collect();
+            let fields = fields
+                .fields
+                .into_iter()
+                .enumerate()
+                .map(|(i, f)| field_model(i, f, &type_params))
+                .collect();
+            Model::Struct(StructModel {
+                krate,
+                ident: input.ident,
+                generics: input.generics,
+                fields,
+            })
+        }
+        darling::ast::Data::Enum(variants) => {
+            if !input.generics.params.is_empty() {
+                errors.push(
+                    Error::custom(
+                        "a family enum cannot have generic parameters: put them on the node structs",
+                    )
+                    .with_span(&input.generics),
+                );
+            }
+            if variants.is_empty() {
+                errors.push(
+                    Error::custom("a family enum needs at least one `Kind(Node<Kind>)` variant")
+                        .with_span(&input.ident),
+                );
+            }
+            let snake = snake_case(&input.ident.to_string());
+            let kinds: Vec<KindModel> = variants
+                .into_iter()
+                .filter_map(|v| errors.handle(kind_model(v)))
+                .collect();
+            check_unique_kinds(&kinds, &mut errors);
+            check_hook_names(&snake, &kinds, &mut errors);
+            Model::Family(FamilyModel {
+                krate,
+                ident: input.ident,
+                vis: input.vis,
+                snake,
+                kinds,
+                uses: input.uses.map(|u| u.to_vec()).unwrap_or_default(),
+            })
+        }
+    };
+    errors.finish_with(model)
+}
+
+fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldModel {
+    let span = field.ty.span();
+    let member = match field.ident {
+        Some(ident) => syn::Member::Named(ident),
+        None => syn::Member::Unnamed(syn::Index {
+            index: index as u32,
+            span,
+        }),
+    };
+    let generic = mentions_any(&field.ty, type_params);
+    FieldModel {
+        member,
+        ty: field.ty,
+        child: !field.skip.is_present(),
+        generic,
+        span,
+    }
+}
+
+fn mentions_any(ty: &syn::Type, idents: &[syn::Ident]) -> bool {
+    fn walk(tokens: proc_macro2::TokenStream, idents: &[syn::Ident]) -> bool {
+        tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => idents.iter().any(|p| *p == i),
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), idents),
+            _ => false,
+        })
+    }
+    !idents.is_empty() && walk(ty.to_token_stream(), idents)
+}
+
+fn kind_model(variant: Variant) -> darling::Result<KindModel> {
+    let mut errors = Error::accumulator();
+    let shape_error = || {
+        Error::custom(format!(
+            "family variant `{}` must hold exactly one `Node<Kind>`, as in `{}(Node<{}>)`",
+            variant.ident, variant.ident, variant.ident
+        ))
+        .with_span(&variant.ident)
+    };
+    if variant.fields.style != Style::Tuple || variant.fields.fields.len() != 1 {
+        return Err(shape_error());
+    }
+    let field = &variant.fields.fields[0];
+    if field.skip.is_present() {
+        errors.push(
+            Error::custom("`skip` applies to struct fields; a family variant is always a child")
+                .with_span(&field.skip.span()),
+        );
+    }
+    let Some(kind) = node_argument(&field.ty) else {
+        errors.push(
+            Error::custom(format!(
+                "family variant `{}` must hold `Node<Kind>`, found `{}`",
+                variant.ident,
+                field.ty.to_token_stream()
+            ))
+            .with_span(&field.ty),
+        );
+        return errors.finish().and(Err(Error::custom("unreachable")));
+    };
+    errors.finish_with(KindModel {
+        snake: snake_case(&variant.ident.to_string()),
+        variant: variant.ident,
+        ty: kind,
+        def: variant.def.is_present(),
+    })
+}
+
+/// `Node<K>` (with any path prefix) -> `K`.
+fn node_argument(ty: &syn::Type) -> Option<syn::Type> {
+    let syn::Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let last = p.path.segments.last()?;
+    if last.ident != "Node" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    if args.args.len() != 1 {
+        return None;
+    }
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) => Some(t.clone()),
+        _ => None,
+    }
+}
+
+fn check_unique_kinds(kinds: &[KindModel], errors: &mut darling::error::Accumulator) {
+    let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
+    for k in kinds {
+        let key = k.ty.to_token_stream().to_string();
+        if let Some(first) = seen.get(&key) {
+            errors.push(
+                Error::custom(format!(
+                    "kind `{key}` appears twice in this family (also in variant `{first}`): \
+                     each kind belongs to one variant, so `From<Node<{key}>>` is unambiguous"
+                ))
+                .with_span(&k.ty),
+            );
+        } else {
+            seen.insert(key, &k.variant);
+        }
+    }
+}
+
+fn check_hook_names(family: &str, kinds: &[KindModel], errors: &mut darling::error::Accumulator) {
+    let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
+    for k in kinds {
+        let mut names = vec![k.snake.clone()];
+        if k.def {
+            names.push(format!("{}_def", k.snake));
+        }
+        for name in names {
+            if name == family {
+                errors.push(
+                    Error::custom(format!(
+                        "variant `{}` would generate hook `visit_{name}`, which is the \
+                         family's own entry hook: rename the variant",
+                        k.variant
+                    ))
+                    .with_span(&k.variant),
+                );
+            } else if let Some(first) = seen.get(&name) {
+                errors.push(
+                    Error::custom(format!(
+                        "variants `{first}` and `{}` would both generate hook `visit_{name}`: \
+                         rename one",
+                        k.variant
+                    ))
+                    .with_span(&k.variant),
+                );
+            } else {
+                seen.insert(name, &k.variant);
+            }
+        }
+    }
+}

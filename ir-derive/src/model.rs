@@ -1,0 +1,46 @@
+//! The checked internal model the expanders generate from.
+
+use proc_macro2::Span;
+
+pub enum Model {
+    Struct(StructModel),
+    Family(FamilyModel),
+}
+
+/// A node struct (or any plain struct with children).
+pub struct StructModel {
+    pub krate: syn::Path,
+    pub ident: syn::Ident,
+    pub generics: syn::Generics,
+    pub fields: Vec<FieldModel>,
+}
+
+pub struct FieldModel {
+    /// `name` or `0`.
+    pub member: syn::Member,
+    pub ty: syn::Type,
+    pub child: bool,
+    /// Whether the type mentions one of the struct's type parameters.
+    pub generic: bool,
+    pub span: Span,
+}
+
+/// A family enum: one `Node<Kind>` per variant.
+pub struct FamilyModel {
+    pub krate: syn::Path,
+    pub ident: syn::Ident,
+    pub vis: syn::Visibility,
+    /// `expr` for `Expr`.
+    pub snake: String,
+    pub kinds: Vec<KindModel>,
+    pub uses: Vec<syn::Path>,
+}
+
+pub struct KindModel {
+    pub variant: syn::Ident,
+    /// The `Kind` in `Node<Kind>`.
+    pub ty: syn::Type,
+    /// `call` for `Call`.
+    pub snake: String,
+    pub def: bool,
+}

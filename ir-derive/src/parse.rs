@@ -1,0 +1,53 @@
+//! Reading the derive input and its `#[ir(...)]` attributes (darling).
+
+use darling::{FromDeriveInput, FromField, FromVariant, ast, util::PathList};
+
+/// The whole input, as written.
+#[derive(FromDeriveInput)]
+#[darling(attributes(ir), forward_attrs(allow, doc, cfg))]
+pub struct Input {
+    pub ident: syn::Ident,
+    pub vis: syn::Visibility,
+    pub generics: syn::Generics,
+    pub data: ast::Data<Variant, Field>,
+    /// `#[ir(crate = "path")]`: where the runtime crate is.
+    #[darling(rename = "crate")]
+    pub krate: Option<syn::Path>,
+    /// `#[ir(uses(Type, Pattern))]`: other families this family's kinds contain.
+    #[darling(default)]
+    pub uses: Option<PathList>,
+}
+
+/// One field of a struct (or of an enum variant).
+#[derive(FromField)]
+#[darling(attributes(ir))]
+pub struct Field {
+    pub ident: Option<syn::Ident>,
+    pub ty: syn::Type,
+    /// `#[ir(skip)]`: not a child.
+    #[darling(default)]
+    pub skip: darling::util::Flag,
+}
+
+/// One variant of a family enum.
+#[derive(FromVariant)]
+#[darling(attributes(ir))]
+pub struct Variant {
+    pub ident: syn::Ident,
+    pub fields: ast::Fields<Field>,
+    /// `#[ir(def)]`: the kind has definition sites with their own hooks.
+    #[darling(default)]
+    pub def: darling::util::Flag,
+}
+
+/// Parses the input; unions are rejected here with a spanned error.
+pub fn parse(input: &syn::DeriveInput) -> darling::Result<Input> {
+    if let syn::Data::Union(u) = &input.data {
+        return Err(darling::Error::custom(
+            "Visitable and Mutable cannot be derived for a union: use a struct for a node kind, \
+             or an enum of `Node<Kind>` variants for a family",
+        )
+        .with_span(&u.union_token));
+    }
+    Input::from_derive_input(input)
+}

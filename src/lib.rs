@@ -1,0 +1,15 @@
+//! irkit: derive-generated visitors and copy-on-write mutators for compiler IRs.
+//!
+//! This facade re-exports the runtime ([`ir_core`]) and the derives, and the
+//! dialects built with them as [`passes`]. See the README for an overview.
+
+extern crate self as irkit;
+
+pub use ir_core::*;
+
+/// The runtime crate, for paths in generated code.
+#[doc(hidden)]
+pub use ir_core as __core;
+
+/// IR dialects built with the derives, and passes over them.
+pub use ir_passes as passes;
