@@ -68,6 +68,14 @@ impl<T> From<Option<T>> for Rewrite<T> {
     }
 }
 
+/// A family value converts into a replacement.
+impl<F: crate::Family> From<F> for Rewrite<F> {
+    #[inline]
+    fn from(value: F) -> Self {
+        Rewrite::Replace(value)
+    }
+}
+
 /// A replacement node of one kind converts into a rewrite of its family.
 impl<F, K> From<Node<K>> for Rewrite<F>
 where

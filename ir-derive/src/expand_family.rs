@@ -188,6 +188,13 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
                 }
             }
             #[automatically_derived]
+            impl ::core::convert::From<#ty> for #k::Rewrite<#fam> {
+                #[inline]
+                fn from(node: #ty) -> Self {
+                    #k::Rewrite::Replace(#fam::#v(#k::Node::new(node)))
+                }
+            }
+            #[automatically_derived]
             impl #k::NodeKind for #ty {
                 type Family = #fam;
                 const NAME: &'static str = #name;
