@@ -81,7 +81,7 @@ fn mutable(s: &StructModel) -> TokenStream {
     let k = &s.krate;
     let ident = &s.ident;
     let extra: Vec<syn::GenericParam> = vec![syn::parse_quote!(__M)];
-    let g = bounds::for_struct(s, &extra, |ty| spanned_bound(ty, quote!(#k::Mutate<__M>)));
+    let g = bounds::for_struct(s, &extra, |ty| spanned_bound(ty, quote!(#k::Mutate<__M> + ::core::clone::Clone)));
     let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
 
     let children: Vec<_> = s

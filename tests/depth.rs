@@ -1,0 +1,85 @@
+//! No operation overflows the stack at any depth: visiting, mutating,
+//! rebuilding, cloning and dropping million-deep chains on the default test
+//! thread (2 MiB of stack), in both shapes: an ANF let chain nested in its
+//! body, and a call nested in its argument.
+
+mod common;
+
+use common::*;
+use irkit::prelude::*;
+
+const DEPTH: usize = 1_000_000;
+
+struct CountNodes(usize);
+impl ExprVisitor for CountNodes {
+    fn visit_expr(&mut self, e: &Expr) {
+        self.0 += 1;
+        e.walk(self);
+    }
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        self.0 += 1;
+        v.walk(self);
+    }
+}
+
+struct Identity;
+impl ExprMutator for Identity {}
+
+/// Changes the innermost constant of a nested call chain, so every ancestor is rebuilt.
+struct IncrementConstants;
+impl ExprMutator for IncrementConstants {
+    fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
+        Constant { value: n.value + 1, span: n.span }.into()
+    }
+}
+
+fn count(e: &Expr) -> usize {
+    let mut c = CountNodes(0);
+    c.visit_expr(e);
+    c.0
+}
+
+#[test]
+fn let_chain_a_million_deep() {
+    let e = let_chain(DEPTH);
+    // let, def, call, use, constant per binding, and the final use.
+    assert_eq!(count(&e), 5 * DEPTH + 1);
+    assert!(matches!(Identity.mutate_expr(&e), Rewrite::Keep));
+
+    let rebuilt = IncrementConstants.mutate_expr(&e).unwrap_or_clone(&e);
+    assert!(!rebuilt.same_as(&e));
+    assert_eq!(count(&rebuilt), 5 * DEPTH + 1);
+
+    let copy = e.clone();
+    drop(e);
+    assert_eq!(count(&copy), 5 * DEPTH + 1);
+    drop(copy);
+    drop(rebuilt);
+}
+
+#[test]
+fn nested_call_a_million_deep() {
+    let e = nested_calls(DEPTH);
+    assert_eq!(count(&e), 2 * DEPTH + 1);
+    assert!(matches!(Identity.mutate_expr(&e), Rewrite::Keep));
+
+    let rebuilt = IncrementConstants.mutate_expr(&e).unwrap_or_clone(&e);
+    let mut node = rebuilt.clone();
+    for _ in 0..3 {
+        let call = node.as_call().unwrap().clone();
+        assert_eq!(call.args[1].as_constant().unwrap().value, 2);
+        node = call.args[0].clone();
+    }
+    drop(e);
+    drop(node);
+    drop(rebuilt);
+}
+
+#[test]
+fn rebuild_in_place_a_million_deep() {
+    let mut e = nested_calls(DEPTH);
+    let Expr::Call(root) = &mut e else { unreachable!() };
+    let before = root.addr();
+    assert!(root.rebuild_in_place(&mut IncrementConstants));
+    assert_eq!(root.addr(), before, "the uniquely owned root keeps its allocation");
+}
