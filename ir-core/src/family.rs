@@ -8,7 +8,7 @@ use crate::Node;
     message = "`{Self}` is not an IR family",
     note = "derive `Visitable` on the family enum too: `Mutable` builds on it"
 )]
-pub trait Family: Clone {
+pub trait Family {
     /// Names of the kinds, indexed by [`Family::kind_index`].
     const KIND_NAMES: &'static [&'static str];
 

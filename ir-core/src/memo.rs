@@ -12,17 +12,43 @@ use crate::{Family, Rewrite};
 /// Which shared nodes a visitor has already seen (Relay's `visit_counter_`).
 ///
 /// ```
-/// # use ir_core::VisitedSet;
-/// # fn demo<F: ir_core::Family>(e: &F) {
-/// let mut seen = VisitedSet::new();
-/// if seen.first_visit(e) { /* walk it */ }
-/// # }
+/// use ir_core::{Mutable, Node, VisitedSet, Visitable, Walk};
+///
+/// #[derive(Clone, Visitable, Mutable)]
+/// struct Leaf {}
+/// #[derive(Clone, Visitable, Mutable)]
+/// struct Add { lhs: Expr, rhs: Expr }
+/// #[derive(Clone, Visitable, Mutable)]
+/// enum Expr { Leaf(Node<Leaf>), Add(Node<Add>) }
+///
+/// #[derive(Default)]
+/// struct CountAdds { adds: usize, seen: VisitedSet<Expr> }
+/// impl ExprVisitor for CountAdds {
+///     fn visit_expr(&mut self, e: &Expr) {
+///         if self.seen.first_visit(e) {
+///             e.walk(self);
+///         }
+///     }
+///     fn visit_add(&mut self, n: &Node<Add>) {
+///         self.adds += 1;
+///         n.walk(self);
+///     }
+/// }
+///
+/// // e = e + e, 100 times: 2^100 paths, 100 additions.
+/// let mut e = Expr::from(Leaf {});
+/// for _ in 0..100 {
+///     e = Add { lhs: e.clone(), rhs: e }.into();
+/// }
+/// let mut pass = CountAdds::default();
+/// pass.visit_expr(&e);
+/// assert_eq!(pass.adds, 100);
 /// ```
 pub struct VisitedSet<F> {
     seen: FxHashMap<usize, F>,
 }
 
-impl<F: Family> VisitedSet<F> {
+impl<F: Family + Clone> VisitedSet<F> {
     /// An empty set.
     pub fn new() -> Self {
         VisitedSet {
@@ -57,7 +83,7 @@ impl<F: Family> VisitedSet<F> {
     }
 }
 
-impl<F: Family> Default for VisitedSet<F> {
+impl<F: Family + Clone> Default for VisitedSet<F> {
     fn default() -> Self {
         Self::new()
     }
@@ -66,20 +92,45 @@ impl<F: Family> Default for VisitedSet<F> {
 /// The result of mutating each shared node (Relay's `memo_`): a shared node is
 /// rewritten once and its result stays shared.
 ///
-/// Typical use, in a mutator's family entry hook:
+/// ```
+/// use ir_core::{MemoMap, Mutable, Node, Rebuild, Rewrite, Visitable};
 ///
-/// ```ignore
-/// fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
-///     if let Some(done) = self.memo.get(e) { return done; }
-///     let result = e.rebuild(self);
-///     self.memo.insert(e, result)
+/// #[derive(Clone, Visitable, Mutable)]
+/// struct Leaf { #[ir(skip)] value: i64 }
+/// #[derive(Clone, Visitable, Mutable)]
+/// struct Add { lhs: Expr, rhs: Expr }
+/// #[derive(Clone, Visitable, Mutable)]
+/// enum Expr { Leaf(Node<Leaf>), Add(Node<Add>) }
+///
+/// /// Increments every leaf, once per shared leaf.
+/// #[derive(Default)]
+/// struct Increment { memo: MemoMap<Expr> }
+/// impl ExprMutator for Increment {
+///     fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+///         if let Some(done) = self.memo.get(e) {
+///             return done;
+///         }
+///         let result = e.rebuild(self);
+///         self.memo.insert(e, result)
+///     }
+///     fn mutate_leaf(&mut self, n: &Node<Leaf>) -> Rewrite<Expr> {
+///         Leaf { value: n.value + 1 }.into()
+///     }
 /// }
+///
+/// let mut e = Expr::from(Leaf { value: 0 });
+/// for _ in 0..100 {
+///     e = Add { lhs: e.clone(), rhs: e }.into();
+/// }
+/// let new = Increment::default().mutate_expr(&e).unwrap_or_clone(&e);
+/// let top = new.as_add().unwrap();
+/// assert!(top.lhs.same_as(&top.rhs)); // still shared
 /// ```
 pub struct MemoMap<F> {
     done: FxHashMap<usize, (F, Rewrite<F>)>,
 }
 
-impl<F: Family> MemoMap<F> {
+impl<F: Family + Clone> MemoMap<F> {
     /// An empty table.
     pub fn new() -> Self {
         MemoMap {
@@ -117,7 +168,7 @@ impl<F: Family> MemoMap<F> {
     }
 }
 
-impl<F: Family> Default for MemoMap<F> {
+impl<F: Family + Clone> Default for MemoMap<F> {
     fn default() -> Self {
         Self::new()
     }

@@ -20,7 +20,7 @@ pub struct Collect<'a, F> {
     out: &'a mut Vec<F>,
 }
 
-impl<F: Family + 'static> Collect<'_, F> {
+impl<F: Family + Clone + 'static> Collect<'_, F> {
     /// Called by generated visitor impls for every child of family `G`.
     #[doc(hidden)]
     #[inline]
@@ -37,7 +37,7 @@ pub struct Substitute<'a, F> {
     done: &'a FxHashMap<usize, F>,
 }
 
-impl<F: Family + 'static> Substitute<'_, F> {
+impl<F: Family + Clone + 'static> Substitute<'_, F> {
     /// Called by generated mutator impls for every child of family `G`.
     #[doc(hidden)]
     #[inline]
@@ -60,7 +60,7 @@ impl<F: Family + 'static> Substitute<'_, F> {
 
 /// A family whose kinds have `(pre, post)` rewrite hooks in `W`. Implemented
 /// by `#[derive(Mutable)]` for every `W: <Family>Rewriter`.
-pub trait PostOrder<W>: Family + 'static {
+pub trait PostOrder<W>: Family + Clone + 'static {
     /// Calls `W`'s hook for the kind of `pre`; `post` has the same kind.
     fn rewrite_node(pre: &Self, post: &Self, rewriter: &mut W) -> Rewrite<Self>;
 }

@@ -105,25 +105,23 @@ fn mentions_any(ty: &syn::Type, idents: &[syn::Ident]) -> bool {
 }
 
 fn kind_model(variant: Variant) -> darling::Result<KindModel> {
-    let mut errors = Error::accumulator();
-    let shape_error = || {
-        Error::custom(format!(
+    if variant.fields.style != Style::Tuple || variant.fields.fields.len() != 1 {
+        return Err(Error::custom(format!(
             "family variant `{}` must hold exactly one `Node<Kind>`, as in `{}(Node<{}>)`",
             variant.ident, variant.ident, variant.ident
         ))
-        .with_span(&variant.ident)
-    };
-    if variant.fields.style != Style::Tuple || variant.fields.fields.len() != 1 {
-        return Err(shape_error());
+        .with_span(&variant.ident));
     }
     let field = &variant.fields.fields[0];
+    let mut errors = Vec::new();
     if field.skip.is_present() {
         errors.push(
             Error::custom("`skip` applies to struct fields; a family variant is always a child")
                 .with_span(&field.skip.span()),
         );
     }
-    let Some(kind) = node_argument(&field.ty) else {
+    let kind = node_argument(&field.ty);
+    if kind.is_none() {
         errors.push(
             Error::custom(format!(
                 "family variant `{}` must hold `Node<Kind>`, found `{}`",
@@ -132,14 +130,16 @@ fn kind_model(variant: Variant) -> darling::Result<KindModel> {
             ))
             .with_span(&field.ty),
         );
-        return errors.finish().and(Err(Error::custom("unreachable")));
-    };
-    errors.finish_with(KindModel {
-        snake: snake_case(&variant.ident.to_string()),
-        variant: variant.ident,
-        ty: kind,
-        def: variant.def.is_present(),
-    })
+    }
+    match kind {
+        Some(ty) if errors.is_empty() => Ok(KindModel {
+            snake: snake_case(&variant.ident.to_string()),
+            variant: variant.ident,
+            ty,
+            def: variant.def.is_present(),
+        }),
+        _ => Err(Error::multiple(errors)),
+    }
 }
 
 /// `Node<K>` (with any path prefix) -> `K`.

@@ -112,11 +112,14 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
     );
     let not_impl = format!("`{{Self}}` is not a `{trait_name}`");
     let not_impl_note = format!(
-        "add `impl {trait_name} for {{Self}} {{}}`: a pass implements the visitor trait of every family it walks"
+        "a pass implements the visitor trait of every family it walks: add `impl {trait_name} for {{Self}} {{}}`"
+    );
+    let uses_note = format!(
+        "a family whose kinds hold `{fam}` children declares it with `#[ir(uses({fam}))]`"
     );
     quote! {
         #[doc = #trait_doc]
-        #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note)]
+        #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
         #vis trait #trait_name<R: #k::VisitResult = ()>: ::core::marker::Sized #(#supers)* {
             #[doc = #entry_doc]
             #[inline]
@@ -143,7 +146,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             }
             #(#kind_impls)*
             #[automatically_derived]
-            impl<__F: #k::Family + 'static> #trait_name for #k::post_order::Collect<'_, __F> {
+            impl<__F: #k::Family + ::core::clone::Clone + 'static> #trait_name for #k::post_order::Collect<'_, __F> {
                 #[inline]
                 fn #entry(&mut self, node: &#fam) {
                     self.offer(node)
@@ -346,11 +349,14 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     );
     let not_impl = format!("`{{Self}}` is not a `{trait_name}`");
     let not_impl_note = format!(
-        "add `impl {trait_name} for {{Self}} {{}}`: a pass implements the mutator trait of every family it rewrites"
+        "a pass implements the mutator trait of every family it rewrites: add `impl {trait_name} for {{Self}} {{}}`"
+    );
+    let uses_note = format!(
+        "a family whose kinds hold `{fam}` children declares it with `#[ir(uses({fam}))]`"
     );
     quote! {
         #[doc = #trait_doc]
-        #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note)]
+        #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
         #vis trait #trait_name: ::core::marker::Sized #(#supers)* {
             #[doc = #entry_doc]
             #[inline]
@@ -378,7 +384,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             }
             #(#kind_impls)*
             #[automatically_derived]
-            impl<__F: #k::Family + 'static> #trait_name for #k::post_order::Substitute<'_, __F> {
+            impl<__F: #k::Family + ::core::clone::Clone + 'static> #trait_name for #k::post_order::Substitute<'_, __F> {
                 #[inline]
                 fn #entry(&mut self, node: &#fam) -> #k::Rewrite<#fam> {
                     self.lookup(node)
