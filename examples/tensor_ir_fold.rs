@@ -59,8 +59,14 @@ fn main() {
     let folded = folder.fold_stmt(&loop_);
     let (before, after) = (count(&loop_), count(&folded));
     println!();
-    println!("loop before folder ({} stmts, {} exprs):", before.stmts, before.exprs);
+    println!(
+        "loop before folder ({} stmts, {} exprs):",
+        before.stmts, before.exprs
+    );
     println!("{loop_}");
-    println!("loop after folder ({} stmts, {} exprs):", after.stmts, after.exprs);
+    println!(
+        "loop after folder ({} stmts, {} exprs):",
+        after.stmts, after.exprs
+    );
     println!("{folded}");
 }

@@ -29,7 +29,11 @@ impl ExprMutator for Identity {}
 struct IncrementConstants;
 impl ExprMutator for IncrementConstants {
     fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
-        Constant { value: n.value + 1, span: n.span }.into()
+        Constant {
+            value: n.value + 1,
+            span: n.span,
+        }
+        .into()
     }
 }
 
@@ -78,8 +82,14 @@ fn nested_call_a_million_deep() {
 #[test]
 fn rebuild_in_place_a_million_deep() {
     let mut e = nested_calls(DEPTH);
-    let Expr::Call(root) = &mut e else { unreachable!() };
+    let Expr::Call(root) = &mut e else {
+        unreachable!()
+    };
     let before = root.addr();
     assert!(root.rebuild_in_place(&mut IncrementConstants));
-    assert_eq!(root.addr(), before, "the uniquely owned root keeps its allocation");
+    assert_eq!(
+        root.addr(),
+        before,
+        "the uniquely owned root keeps its allocation"
+    );
 }

@@ -38,7 +38,10 @@ fn program() -> Expr {
     let x = v("x");
     let_(
         &x,
-        call("f", vec![c(1), call("target", vec![c(2)]), call("g", vec![])]),
+        call(
+            "f",
+            vec![c(1), call("target", vec![c(2)]), call("g", vec![])],
+        ),
         call("h", vec![x.clone().into(), c(100)]),
     )
 }
@@ -51,7 +54,9 @@ fn control_flow_stops_at_the_first_match() {
         visited_calls: 0,
     };
     let found = find.visit_expr(&e);
-    let ControlFlow::Break(call) = found else { panic!("target is present") };
+    let ControlFlow::Break(call) = found else {
+        panic!("target is present")
+    };
     assert_eq!(call.op, "target");
     // `f`, then `target`: neither `g` nor `h` was visited.
     assert_eq!(find.visited_calls, 2);

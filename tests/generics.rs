@@ -1,7 +1,7 @@
 //! Node structs with type parameters, and plain derived structs as children.
 
-use irkit::passes::tensor_ir::{Binary, BinaryOp, DivOp, Expr, ExprVisitor, constant, var};
 use irkit::RebuildFields;
+use irkit::passes::tensor_ir::{Binary, BinaryOp, DivOp, Expr, ExprVisitor, constant, var};
 use irkit::prelude::*;
 
 /// A generic struct whose children are the type parameter.
@@ -56,6 +56,10 @@ fn a_generic_struct_of_children_is_visited_and_rebuilt() {
     assert!(folded.second[0].same_as(&pair.second[0]));
     assert_eq!(folded.label, "p");
 
-    let expr_pair: Pair<Expr> = Pair { first: var("x"), second: var("y"), label: "q" };
+    let expr_pair: Pair<Expr> = Pair {
+        first: var("x"),
+        second: var("y"),
+        label: "q",
+    };
     assert!(expr_pair.rebuild_fields(&mut folder).is_none());
 }

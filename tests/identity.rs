@@ -48,7 +48,11 @@ struct ZeroTheAnswer;
 impl ExprMutator for ZeroTheAnswer {
     fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
         if n.value == 42 {
-            Constant { value: 0, span: n.span }.into()
+            Constant {
+                value: 0,
+                span: n.span,
+            }
+            .into()
         } else {
             Rewrite::Keep
         }
@@ -93,7 +97,9 @@ fn identity_on_a_deep_chain_allocates_nothing() {
 fn a_changed_leaf_rebuilds_only_its_ancestors() {
     let e = sample();
     let (result, allocations) = allocations_during(|| ZeroTheAnswer.mutate_expr(&e));
-    let Rewrite::Replace(new) = result else { panic!("the constant 42 is rewritten") };
+    let Rewrite::Replace(new) = result else {
+        panic!("the constant 42 is rewritten")
+    };
     // New nodes: the constant, the tuple and its field vector, the if, the let,
     // the function, and a copy of the function's unchanged `params` vector
     // (a rebuilt node owns its fields; a `Vec` is not shared).
@@ -108,7 +114,10 @@ fn a_changed_leaf_rebuilds_only_its_ancestors() {
     let (old_let, new_let) = (old_f.body.as_let().unwrap(), new_f.body.as_let().unwrap());
     assert!(!old_let.same_as(new_let));
     assert!(old_let.var.same_as(&new_let.var));
-    assert!(old_let.value.same_as(&new_let.value), "an unchanged sibling stays shared");
+    assert!(
+        old_let.value.same_as(&new_let.value),
+        "an unchanged sibling stays shared"
+    );
     let (old_if, new_if) = (old_let.body.as_if().unwrap(), new_let.body.as_if().unwrap());
     assert!(old_if.cond.same_as(&new_if.cond));
     assert!(old_if.else_branch.same_as(&new_if.else_branch));
@@ -145,7 +154,8 @@ fn non_child_fields_are_carried_over_on_rebuild() {
 #[test]
 fn a_vector_is_copied_only_from_its_first_changed_element() {
     let e = tuple(vec![c(1), c(2), c(42), c(3)]);
-    let (new, allocations) = allocations_during(|| ZeroTheAnswer.mutate_expr(&e).unwrap_or_clone(&e));
+    let (new, allocations) =
+        allocations_during(|| ZeroTheAnswer.mutate_expr(&e).unwrap_or_clone(&e));
     // The new constant, the new vector, the new tuple node.
     assert_eq!(allocations, 3);
     let (old, new) = (e.as_tuple().unwrap(), new.as_tuple().unwrap());
@@ -166,7 +176,12 @@ fn a_hook_that_replaces_a_rebuilt_node_allocates_only_the_replacement() {
         fn mutate_call(&mut self, n: &Node<Call>) -> Rewrite<Expr> {
             let n = n.rebuild(self);
             assert!(n.is_new());
-            let sum = n.args.iter().filter_map(|a| a.as_constant()).map(|k| k.value).sum();
+            let sum = n
+                .args
+                .iter()
+                .filter_map(|a| a.as_constant())
+                .map(|k| k.value)
+                .sum();
             c(sum).into()
         }
     }

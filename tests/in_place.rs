@@ -10,7 +10,11 @@ use pretty_assertions::assert_eq;
 struct Double;
 impl ExprMutator for Double {
     fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
-        Constant { value: n.value * 2, span: n.span }.into()
+        Constant {
+            value: n.value * 2,
+            span: n.span,
+        }
+        .into()
     }
 }
 
@@ -29,7 +33,9 @@ fn a_uniquely_owned_node_is_rebuilt_in_its_own_allocation() {
 #[test]
 fn a_shared_node_is_copied_and_the_other_owner_sees_no_change() {
     let original = call("f", vec![c(1), c(2)]);
-    let Expr::Call(mut node) = original.clone() else { unreachable!() };
+    let Expr::Call(mut node) = original.clone() else {
+        unreachable!()
+    };
     assert!(node.rebuild_in_place(&mut Double));
     assert_ne!(node.addr(), original.addr());
     assert_eq!(print(&original), "f(1, 2)");
@@ -40,7 +46,9 @@ fn a_shared_node_is_copied_and_the_other_owner_sees_no_change() {
 fn nothing_changed_means_nothing_written() {
     struct Identity;
     impl ExprMutator for Identity {}
-    let Expr::Call(mut node) = call("f", vec![c(1)]) else { unreachable!() };
+    let Expr::Call(mut node) = call("f", vec![c(1)]) else {
+        unreachable!()
+    };
     let before = node.addr();
     assert!(!node.rebuild_in_place(&mut Identity));
     assert_eq!(node.addr(), before);

@@ -97,7 +97,9 @@ fn overriding_the_entry_hook_sees_every_node_in_declaration_order() {
     trace.visit_expr(&e);
     assert_eq!(
         trace.0,
-        ["Let", "def %x", "If", "Constant", "Constant", "Call", "Constant", "Tuple", "Var"]
+        [
+            "Let", "def %x", "If", "Constant", "Constant", "Call", "Constant", "Tuple", "Var"
+        ]
     );
 }
 

@@ -31,7 +31,13 @@ impl ExprRewriter for FoldAdd {
 
 #[test]
 fn hooks_receive_pre_and_post() {
-    let e = call("mul", vec![call("add", vec![c(1), c(2)]), call("add", vec![v("x").into(), c(1)])]);
+    let e = call(
+        "mul",
+        vec![
+            call("add", vec![c(1), c(2)]),
+            call("add", vec![v("x").into(), c(1)]),
+        ],
+    );
     let mut fold = FoldAdd {
         trace: true,
         seen: vec![],
@@ -78,7 +84,11 @@ fn shared_nodes_are_rewritten_once_and_stay_shared() {
     impl ExprRewriter for Rename {
         fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Rewrite<Expr> {
             self.0 += 1;
-            Call { op: "plus".into(), ..(**post).clone() }.into()
+            Call {
+                op: "plus".into(),
+                ..(**post).clone()
+            }
+            .into()
         }
     }
     let mut rename = Rename::default();

@@ -16,7 +16,10 @@ fn program() -> Stmt {
             constant(1),
             if_else(
                 Expr::from(i.clone()) % constant(2),
-                assign(var("b"), Expr::from(i.clone()) * (constant(3) - constant(1))),
+                assign(
+                    var("b"),
+                    Expr::from(i.clone()) * (constant(3) - constant(1)),
+                ),
                 Some(evaluate(var("c") + (constant(4) + constant(5)))),
             ),
         ),

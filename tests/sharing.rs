@@ -65,7 +65,11 @@ impl ExprMutator for MemoRename {
     fn mutate_call(&mut self, n: &Node<Call>) -> Rewrite<Expr> {
         self.calls_rewritten += 1;
         let n = n.rebuild(self);
-        Call { op: "plus".into(), ..(*n).clone() }.into()
+        Call {
+            op: "plus".into(),
+            ..(*n).clone()
+        }
+        .into()
     }
 }
 
@@ -96,7 +100,10 @@ fn a_memoized_mutator_rewrites_each_shared_node_once_and_keeps_it_shared() {
     for _ in 0..100 {
         let call = node.as_call().unwrap().clone();
         assert_eq!(call.op, "plus");
-        assert!(call.args[0].same_as(&call.args[1]), "the rewritten child stays shared");
+        assert!(
+            call.args[0].same_as(&call.args[1]),
+            "the rewritten child stays shared"
+        );
         node = call.args[0].clone();
     }
     assert!(node.is_var());

@@ -25,7 +25,11 @@ fn definition_sites_and_uses_reach_different_hooks() {
     let (p, q, t) = (v("p"), v("q"), v("t"));
     let e = func(
         &[&p, &q],
-        let_(&t, call("add", vec![p.clone().into(), q.clone().into()]), t.clone().into()),
+        let_(
+            &t,
+            call("add", vec![p.clone().into(), q.clone().into()]),
+            t.clone().into(),
+        ),
     );
     let mut pass = DefsAndUses::default();
     pass.visit_expr(&e);
@@ -43,7 +47,11 @@ impl Rename {
     fn renamed(&mut self, v: &Node<Var>) -> Node<Var> {
         self.remap
             .entry(v.addr())
-            .or_insert_with(|| Node::new(Var { name: format!("{}_1", v.name) }))
+            .or_insert_with(|| {
+                Node::new(Var {
+                    name: format!("{}_1", v.name),
+                })
+            })
             .clone()
     }
 }
@@ -60,7 +68,10 @@ impl ExprMutator for Rename {
 #[test]
 fn typed_fields_keep_their_kind_through_mutation() {
     let (p, t) = (v("p"), v("t"));
-    let e = func(&[&p], let_(&t, call("neg", vec![p.clone().into()]), t.clone().into()));
+    let e = func(
+        &[&p],
+        let_(&t, call("neg", vec![p.clone().into()]), t.clone().into()),
+    );
     let new = Rename::default().mutate_expr(&e).unwrap_or_clone(&e);
     assert_eq!(print(&new), "fn (%p_1) { let %t_1 = neg(%p_1);\n%t_1 }");
 

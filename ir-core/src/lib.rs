@@ -30,10 +30,10 @@ pub mod post_order;
 pub mod stack;
 mod visit;
 
-pub use family::{ChildType, Family, NodeKind, __assert_child, __assert_family};
+pub use family::{__assert_child, __assert_family, ChildType, Family, NodeKind};
 pub use ir_derive::{Mutable, Visitable};
 pub use memo::{MemoMap, VisitedSet};
-pub use mutate::{Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt, Rewrite, __or_clone};
+pub use mutate::{__or_clone, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt, Rewrite};
 pub use node::Node;
 pub use visit::{Visit, VisitKind, VisitResult, Walk};
 

@@ -282,6 +282,7 @@ macro_rules! tuple_mutate {
     ($($t:ident $i:tt $n:ident),+) => {
         impl<M, $($t: Mutate<M> + Clone),+> Mutate<M> for ($($t,)+) {
             #[inline]
+            #[allow(clippy::question_mark)]
             fn mutate(&self, mutator: &mut M) -> Option<Self> {
                 $( let $n = self.$i.mutate(mutator); )+
                 if $( $n.is_none() )&&+ {

@@ -100,6 +100,5 @@ where
         let result = F::rewrite_node(&node, &post, rewriter).unwrap_or_clone(&post);
         done.insert(node.addr(), result);
     }
-    done.remove(&root.addr())
-        .unwrap_or_else(|| root.clone())
+    done.remove(&root.addr()).unwrap_or_else(|| root.clone())
 }

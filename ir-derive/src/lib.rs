@@ -1,23 +1,9 @@
-//! `#[derive(Visitable)]` and `#[derive(Mutable)]` for irkit.
-//!
-//! The derives are organized like serde_derive: [`parse`] reads the input and
-//! its `#[ir(...)]` attributes, [`check`] validates them into an internal
-//! [`model`] while collecting every error with its span, and the `expand_*`
-//! modules generate code. Shared logic lives in generic functions in
-//! `ir-core`, so each expansion is a handful of small impls.
-//!
-//! See the `ir_core` crate docs for what the generated items mean.
-
-mod bounds;
-mod check;
-mod crate_path;
-mod expand_family;
-mod expand_struct;
-mod model;
-mod naming;
-mod parse;
+//! `#[derive(Visitable)]` and `#[derive(Mutable)]` for irkit. The generation
+//! itself is in `ir-derive-codegen`.
 
 use proc_macro::TokenStream;
+
+use ir_derive_codegen::{Derive, expand};
 
 /// Generates read-only traversal.
 ///
@@ -35,7 +21,7 @@ use proc_macro::TokenStream;
 /// `#[ir(crate = "path")]` (where the runtime crate is).
 #[proc_macro_derive(Visitable, attributes(ir))]
 pub fn derive_visitable(input: TokenStream) -> TokenStream {
-    expand(input, Derive::Visitable)
+    run(input, Derive::Visitable)
 }
 
 /// Generates copy-on-write mutation.
@@ -49,28 +35,12 @@ pub fn derive_visitable(input: TokenStream) -> TokenStream {
 /// Takes the same attributes as `Visitable`; a family must derive both.
 #[proc_macro_derive(Mutable, attributes(ir))]
 pub fn derive_mutable(input: TokenStream) -> TokenStream {
-    expand(input, Derive::Mutable)
+    run(input, Derive::Mutable)
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Derive {
-    Visitable,
-    Mutable,
-}
-
-fn expand(input: TokenStream, which: Derive) -> TokenStream {
-    let input = match syn::parse::<syn::DeriveInput>(input) {
-        Ok(i) => i,
-        Err(e) => return e.to_compile_error().into(),
-    };
-    let result = parse::parse(&input)
-        .and_then(|parsed| check::check(parsed, which))
-        .map(|model| match model {
-            model::Model::Struct(s) => expand_struct::expand(&s, which),
-            model::Model::Family(f) => expand_family::expand(&f, which),
-        });
-    match result {
-        Ok(tokens) => tokens.into(),
-        Err(errors) => errors.write_errors().into(),
+fn run(input: TokenStream, which: Derive) -> TokenStream {
+    match syn::parse::<syn::DeriveInput>(input) {
+        Ok(input) => expand(&input, which).into(),
+        Err(e) => e.to_compile_error().into(),
     }
 }

@@ -139,7 +139,11 @@ pub fn let_chain(n: usize) -> Expr {
         None => c(0),
     };
     for i in (0..n).rev() {
-        let prev: Expr = if i == 0 { v("x").into() } else { vars[i - 1].clone().into() };
+        let prev: Expr = if i == 0 {
+            v("x").into()
+        } else {
+            vars[i - 1].clone().into()
+        };
         body = let_(&vars[i], call("add", vec![prev, c(1)]), body);
     }
     body

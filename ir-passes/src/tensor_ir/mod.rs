@@ -19,8 +19,10 @@ mod stmt;
 
 pub use build::{assign, constant, constant_of, evaluate, for_loop, if_else, seq, var, var_of};
 pub use expr::{
-    AddOp, BinaryOp, Binary, Cmp, CmpOp, Constant, DType, DivOp, Expr, ExprMutator, ExprRewriter,
+    AddOp, Binary, BinaryOp, Cmp, CmpOp, Constant, DType, DivOp, Expr, ExprMutator, ExprRewriter,
     ExprVisitor, ModOp, MulOp, SubOp, Var,
 };
 pub use fold::ConstantFolder;
-pub use stmt::{Assign, Attrs, Evaluate, ForLoop, IfElse, Seq, Stmt, StmtMutator, StmtRewriter, StmtVisitor};
+pub use stmt::{
+    Assign, Attrs, Evaluate, ForLoop, IfElse, Seq, Stmt, StmtMutator, StmtRewriter, StmtVisitor,
+};

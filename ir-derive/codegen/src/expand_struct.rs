@@ -22,7 +22,9 @@ fn visitable(s: &StructModel) -> TokenStream {
         syn::parse_quote!(__V),
         syn::parse_quote!(__R: #k::VisitResult),
     ];
-    let g = bounds::for_struct(s, &extra, |ty| spanned_bound(ty, quote!(#k::Visit<__V, __R>)));
+    let g = bounds::for_struct(s, &extra, |ty| {
+        spanned_bound(ty, quote!(#k::Visit<__V, __R>))
+    });
     let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
 
     let children: Vec<_> = s.fields.iter().filter(|f| f.child).collect();
@@ -47,10 +49,17 @@ fn visitable(s: &StructModel) -> TokenStream {
     };
 
     // Non-generic child types are checked at the definition, on the field.
-    let asserts = children.iter().filter(|f| !f.generic).map(|f| {
+    let mut asserted = Vec::new();
+    let asserts = children.iter().filter(|f| !f.generic).filter_map(|f| {
         let ty = &f.ty;
-        quote_spanned!(f.span=> #k::__assert_child::<#ty>();)
+        let key = quote!(#ty).to_string();
+        if asserted.contains(&key) {
+            return None;
+        }
+        asserted.push(key);
+        Some(quote_spanned!(f.span=> #k::__assert_child::<#ty>();))
     });
+    let asserts: TokenStream = asserts.collect();
     let (own_impl_g, own_ty_g, own_where) = s.generics.split_for_impl();
 
     quote! {
@@ -72,7 +81,7 @@ fn visitable(s: &StructModel) -> TokenStream {
         impl #own_impl_g #k::ChildType for #ident #own_ty_g #own_where {}
         #[allow(dead_code)]
         fn __ir_assert_children() {
-            #(#asserts)*
+            #asserts
         }
     }
 }
@@ -81,7 +90,9 @@ fn mutable(s: &StructModel) -> TokenStream {
     let k = &s.krate;
     let ident = &s.ident;
     let extra: Vec<syn::GenericParam> = vec![syn::parse_quote!(__M)];
-    let g = bounds::for_struct(s, &extra, |ty| spanned_bound(ty, quote!(#k::Mutate<__M> + ::core::clone::Clone)));
+    let g = bounds::for_struct(s, &extra, |ty| {
+        spanned_bound(ty, quote!(#k::Mutate<__M> + ::core::clone::Clone))
+    });
     let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
 
     let children: Vec<_> = s
@@ -99,7 +110,19 @@ fn mutable(s: &StructModel) -> TokenStream {
             let member = &f.member;
             quote_spanned!(f.span=> let #var = #k::Mutate::mutate(&self.#member, __mutator);)
         });
+        // With one child, `?` on its result is the whole "unchanged" test.
+        let single = children.len() == 1;
         let unchanged = children.iter().map(|(var, _)| quote!(#var.is_none()));
+        let early_return = if single {
+            let var = &children[0].0;
+            quote!(let #var = ::core::option::Option::Some(#var?);)
+        } else {
+            quote! {
+                if #(#unchanged)&&* {
+                    return ::core::option::Option::None;
+                }
+            }
+        };
         let inits = s.fields.iter().enumerate().map(|(i, f)| {
             let member = &f.member;
             if f.child {
@@ -111,9 +134,7 @@ fn mutable(s: &StructModel) -> TokenStream {
         });
         quote! {
             #(#mutate)*
-            if #(#unchanged)&&* {
-                return ::core::option::Option::None;
-            }
+            #early_return
             ::core::option::Option::Some(Self { #(#inits),* })
         }
     };

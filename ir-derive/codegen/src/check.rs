@@ -24,8 +24,11 @@ pub fn check(input: Input, _which: Derive) -> darling::Result<Model> {
                         .with_span(&uses.first().map(|p| p.span()).unwrap_or(input.ident.span())),
                 );
             }
-            let type_params: Vec<syn::Ident> =
-                input.generics.type_params().map(|p| p.ident.clone()).collect();
+            let type_params: Vec<syn::Ident> = input
+                .generics
+                .type_params()
+                .map(|p| p.ident.clone())
+                .collect();
             let fields = fields
                 .fields
                 .into_iter()
@@ -96,7 +99,7 @@ fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldM
 fn mentions_any(ty: &syn::Type, idents: &[syn::Ident]) -> bool {
     fn walk(tokens: proc_macro2::TokenStream, idents: &[syn::Ident]) -> bool {
         tokens.into_iter().any(|tt| match tt {
-            proc_macro2::TokenTree::Ident(i) => idents.iter().any(|p| *p == i),
+            proc_macro2::TokenTree::Ident(i) => idents.contains(&i),
             proc_macro2::TokenTree::Group(g) => walk(g.stream(), idents),
             _ => false,
         })

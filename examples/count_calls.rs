@@ -1,0 +1,108 @@
+//! What a pass author writes: node kinds and a family with the derives, a
+//! visitor that counts calls, and a mutator that folds additions.
+//!
+//! Run with `cargo run --example count_calls`; see the generated code with
+//! `cargo xtask expand count_calls`.
+
+use irkit::prelude::*;
+
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Const {
+    #[ir(skip)]
+    pub value: i64,
+}
+
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Var {
+    #[ir(skip)]
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Call {
+    #[ir(skip)]
+    pub op: String,
+    pub args: Vec<Expr>,
+}
+
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub enum Expr {
+    Const(Node<Const>),
+    Var(Node<Var>),
+    Call(Node<Call>),
+}
+
+/// A visitor: override one hook, recurse explicitly.
+struct CountCalls(usize);
+impl ExprVisitor for CountCalls {
+    fn visit_call(&mut self, call: &Node<Call>) {
+        self.0 += 1;
+        call.walk(self);
+    }
+}
+
+/// A mutator: rebuild the children first, then fold `add` of constants.
+struct FoldAdd;
+impl ExprMutator for FoldAdd {
+    fn mutate_call(&mut self, call: &Node<Call>) -> Rewrite<Expr> {
+        let call = call.rebuild(self);
+        let consts: Option<Vec<i64>> = call
+            .args
+            .iter()
+            .map(|a| a.as_const().map(|c| c.value))
+            .collect();
+        match consts {
+            Some(values) if call.op == "add" => Const {
+                value: values.iter().sum(),
+            }
+            .into(),
+            _ => call.into(),
+        }
+    }
+}
+
+fn call(op: &str, args: Vec<Expr>) -> Expr {
+    Call {
+        op: op.into(),
+        args,
+    }
+    .into()
+}
+
+fn show(e: &Expr) -> String {
+    match e {
+        Expr::Const(c) => c.value.to_string(),
+        Expr::Var(v) => format!("%{}", v.name),
+        Expr::Call(c) => {
+            let args: Vec<String> = c.args.iter().map(show).collect();
+            format!("{}({})", c.op, args.join(", "))
+        }
+    }
+}
+
+fn main() {
+    let x: Expr = Var { name: "x".into() }.into();
+    let e = call(
+        "mul",
+        vec![
+            call(
+                "add",
+                vec![Const { value: 1 }.into(), Const { value: 2 }.into()],
+            ),
+            call("add", vec![x, Const { value: 3 }.into()]),
+        ],
+    );
+
+    let mut count = CountCalls(0);
+    count.visit_expr(&e);
+    println!("{}: {} calls", show(&e), count.0);
+
+    let folded = FoldAdd.mutate_expr(&e).unwrap_or_clone(&e);
+    println!("folded: {}", show(&folded));
+
+    let unchanged = FoldAdd.mutate_expr(&folded);
+    println!(
+        "folding again changes nothing: {}",
+        matches!(unchanged, Rewrite::Keep)
+    );
+}
