@@ -1,7 +1,7 @@
-//! irkit: derive-generated visitors and copy-on-write mutators for compiler IRs.
+#![doc = include_str!("../README.md")]
 //!
-//! This facade re-exports the runtime ([`ir_core`]) and the derives, and the
-//! dialects built with them as [`passes`]. See the README for an overview.
+//! This facade re-exports the runtime (`ir_core`) and the derives, and the
+//! dialects built with them as [`passes`].
 
 extern crate self as irkit;
 
