@@ -1,0 +1,68 @@
+//! Children inside `Vec`, `Option`, `Box`, tuples and arrays are traversed
+//! element by element, in order, and rebuilt copy-on-write.
+
+use irkit::passes::tensor_ir::{ConstantFolder, Expr, ExprVisitor, Var, constant, var};
+use irkit::prelude::*;
+use irkit::{Mutate, Visit};
+
+#[derive(Debug, Clone, Visitable, Mutable)]
+struct Everything {
+    list: Vec<Expr>,
+    maybe: Option<Expr>,
+    boxed: Box<Expr>,
+    pair: (Expr, Vec<Expr>),
+    triple: [Expr; 3],
+    nested: Vec<Option<(Expr, Box<Expr>)>>,
+}
+
+fn sample(n: i64) -> Everything {
+    let k = |i: i64| constant(n * 100 + i);
+    Everything {
+        list: vec![k(1), k(2)],
+        maybe: Some(k(3)),
+        boxed: Box::new(k(4)),
+        pair: (k(5), vec![k(6)]),
+        triple: [k(7), k(8), k(9)],
+        nested: vec![None, Some((k(10), Box::new(k(11))))],
+    }
+}
+
+#[derive(Default)]
+struct Order(Vec<i64>);
+impl ExprVisitor for Order {
+    fn visit_constant(&mut self, c: &Node<irkit::passes::tensor_ir::Constant>) {
+        self.0.push(c.value);
+    }
+}
+
+#[test]
+fn containers_are_visited_in_order() {
+    let mut order = Order::default();
+    sample(0).visit(&mut order);
+    assert_eq!(order.0, (1..=11).collect::<Vec<_>>());
+}
+
+#[test]
+fn unchanged_containers_mean_no_rebuild() {
+    assert!(sample(0).mutate(&mut ConstantFolder).is_none());
+}
+
+#[test]
+fn a_change_deep_in_a_container_rebuilds_only_that_path() {
+    let mut s = sample(0);
+    s.nested[1] = Some((constant(1) + constant(2), Box::new(var("x"))));
+    let new = s.mutate(&mut ConstantFolder).expect("1 + 2 folds");
+    let (old_inner, new_inner) = (
+        s.nested[1].as_ref().unwrap(),
+        new.nested[1].as_ref().unwrap(),
+    );
+    assert_eq!(new_inner.0.to_string(), "3");
+    assert!(old_inner.1.same_as(&new_inner.1));
+    assert!(s.list[0].same_as(&new.list[0]) && s.list[1].same_as(&new.list[1]));
+    assert!(s.boxed.same_as(&new.boxed));
+    assert!(s.pair.0.same_as(&new.pair.0));
+    for i in 0..3 {
+        assert!(s.triple[i].same_as(&new.triple[i]));
+    }
+    let _: Option<&Node<Var>> = new.list[0].as_var();
+}
