@@ -161,6 +161,16 @@ pub fn nested_calls(n: usize) -> Expr {
 /// A readable text form, printed by a visitor.
 pub fn print(e: &Expr) -> String {
     struct Printer(String);
+    impl Printer {
+        fn list<T>(&mut self, items: &[T], mut each: impl FnMut(&mut Self, &T)) {
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    self.0.push_str(", ");
+                }
+                each(self, item);
+            }
+        }
+    }
     impl ExprVisitor for Printer {
         fn visit_constant(&mut self, n: &Node<Constant>) {
             let _ = write!(self.0, "{}", n.value);
@@ -174,12 +184,7 @@ pub fn print(e: &Expr) -> String {
         fn visit_call(&mut self, n: &Node<Call>) {
             self.0.push_str(&n.op);
             self.0.push('(');
-            for (i, a) in n.args.iter().enumerate() {
-                if i > 0 {
-                    self.0.push_str(", ");
-                }
-                self.visit_expr(a);
-            }
+            self.list(&n.args, |p, a| p.visit_expr(a));
             self.0.push(')');
         }
         fn visit_let(&mut self, n: &Node<Let>) {
@@ -192,12 +197,7 @@ pub fn print(e: &Expr) -> String {
         }
         fn visit_tuple(&mut self, n: &Node<Tuple>) {
             self.0.push('(');
-            for (i, a) in n.fields.iter().enumerate() {
-                if i > 0 {
-                    self.0.push_str(", ");
-                }
-                self.visit_expr(a);
-            }
+            self.list(&n.fields, |p, a| p.visit_expr(a));
             self.0.push(')');
         }
         fn visit_if(&mut self, n: &Node<If>) {
@@ -211,12 +211,7 @@ pub fn print(e: &Expr) -> String {
         }
         fn visit_function(&mut self, n: &Node<Function>) {
             self.0.push_str("fn (");
-            for (i, p) in n.params.iter().enumerate() {
-                if i > 0 {
-                    self.0.push_str(", ");
-                }
-                self.visit_var_def(p);
-            }
+            self.list(&n.params, |p, v| p.visit_var_def(v));
             self.0.push_str(") { ");
             self.visit_expr(&n.body);
             self.0.push_str(" }");
