@@ -26,6 +26,7 @@ mod family;
 mod memo;
 mod mutate;
 mod node;
+pub mod pass;
 pub mod post_order;
 pub mod stack;
 mod visit;
