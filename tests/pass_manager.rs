@@ -12,8 +12,14 @@ use pretty_assertions::assert_eq;
 
 fn module() -> Module<Stmt> {
     Module::from_functions([
-        ("main".to_owned(), assign(var("a"), constant(1) + constant(2))),
-        ("helper".to_owned(), evaluate(var("x") - (constant(5) - constant(2)))),
+        (
+            "main".to_owned(),
+            assign(var("a"), constant(1) + constant(2)),
+        ),
+        (
+            "helper".to_owned(),
+            evaluate(var("x") - (constant(5) - constant(2))),
+        ),
         ("done".to_owned(), evaluate(var("y"))),
     ])
 }
@@ -26,9 +32,11 @@ fn print(m: &Module<Stmt>) -> String {
 }
 
 fn fold() -> FunctionPass<Stmt> {
-    FunctionPass::new("fold-constant", 1, |f: &Stmt, _: &Module<Stmt>, _: &PassContext<Stmt>| {
-        Ok(ConstantFolder.mutate_stmt(f))
-    })
+    FunctionPass::new(
+        "fold-constant",
+        1,
+        |f: &Stmt, _: &Module<Stmt>, _: &PassContext<Stmt>| Ok(ConstantFolder.mutate_stmt(f)),
+    )
 }
 
 /// A pass that breaks a rule the verifier checks: it renames nothing but adds `evaluate{bad}`.
@@ -66,7 +74,10 @@ fn a_function_pass_rewrites_each_function_and_shares_the_rest() {
 #[test]
 fn parallel_and_sequential_runs_agree() {
     let many = Module::from_functions((0..200).map(|i| {
-        (format!("f{i:03}"), assign(var("a"), constant(i) + constant(1) - constant(2)))
+        (
+            format!("f{i:03}"),
+            assign(var("a"), constant(i) + constant(1) - constant(2)),
+        )
     }));
     let par = PassContext::default().run(&fold(), &many).unwrap();
     let seq = PassContext::default()
@@ -81,7 +92,10 @@ fn parallel_and_sequential_runs_agree() {
 fn opt_level_required_and_disabled() {
     let pipeline = Sequential::new("p", vec![Box::new(fold())]);
     let input = module();
-    let skipped = PassContext::default().with_opt_level(0).run(&pipeline, &input).unwrap();
+    let skipped = PassContext::default()
+        .with_opt_level(0)
+        .run(&pipeline, &input)
+        .unwrap();
     assert!(skipped.same_as(&input));
     let required = PassContext::default()
         .with_opt_level(0)
@@ -89,7 +103,10 @@ fn opt_level_required_and_disabled() {
         .run(&pipeline, &input)
         .unwrap();
     assert!(!required.same_as(&input));
-    let disabled = PassContext::default().disable("fold-constant").run(&pipeline, &input).unwrap();
+    let disabled = PassContext::default()
+        .disable("fold-constant")
+        .run(&pipeline, &input)
+        .unwrap();
     assert!(disabled.same_as(&input));
 }
 
@@ -127,9 +144,11 @@ impl PassInstrument<Stmt> for Recorder {
 #[test]
 fn instruments_run_in_order() {
     let recorder = Recorder::default();
-    let noop = ModulePass::new("skipped-by-instrument", 0, |m: &Module<Stmt>, _: &PassContext<Stmt>| {
-        Ok(m.clone())
-    });
+    let noop = ModulePass::new(
+        "skipped-by-instrument",
+        0,
+        |m: &Module<Stmt>, _: &PassContext<Stmt>| Ok(m.clone()),
+    );
     let pipeline = Sequential::new("p", vec![Box::new(fold()), Box::new(noop)]);
     PassContext::default()
         .with_instrument(recorder.clone())
@@ -166,12 +185,16 @@ fn verification_names_the_pass_that_broke_the_ir() {
 
 #[test]
 fn a_panicking_pass_is_reported_and_leaves_the_input_intact() {
-    let boom = FunctionPass::new("boom", 0, |f: &Stmt, _: &Module<Stmt>, _: &PassContext<Stmt>| {
-        if f.is_assign() {
-            panic!("cannot handle assignments");
-        }
-        Ok(Rewrite::Keep)
-    });
+    let boom = FunctionPass::new(
+        "boom",
+        0,
+        |f: &Stmt, _: &Module<Stmt>, _: &PassContext<Stmt>| {
+            if f.is_assign() {
+                panic!("cannot handle assignments");
+            }
+            Ok(Rewrite::Keep)
+        },
+    );
     let pipeline = Sequential::new("p", vec![Box::new(fold()), Box::new(boom)]);
     let input = module();
     let before = print(&input);
@@ -222,7 +245,8 @@ fn registry() -> PassRegistry<Stmt> {
     r.register("vandal", "adds @bad", |o: &PassOptions| {
         let times = o.get_u64("times", 1)?;
         o.expect_only(&["times"])?;
-        let passes: Vec<Box<dyn Pass<Stmt>>> = (0..times).map(|_| Box::new(vandal()) as _).collect();
+        let passes: Vec<Box<dyn Pass<Stmt>>> =
+            (0..times).map(|_| Box::new(vandal()) as _).collect();
         Ok(Box::new(Sequential::new("vandal-n", passes)))
     });
     r
@@ -230,18 +254,29 @@ fn registry() -> PassRegistry<Stmt> {
 
 #[test]
 fn a_pipeline_is_a_list_of_names() {
-    let pipeline = registry().pipeline("fold-constant, vandal{times=1}").unwrap();
+    let pipeline = registry()
+        .pipeline("fold-constant, vandal{times=1}")
+        .unwrap();
     assert_eq!(pipeline.passes().len(), 2);
     let out = PassContext::default().run(&pipeline, &module()).unwrap();
     assert!(out.contains("bad"));
     let twice = registry().pipeline("vandal{times=2}").unwrap();
     let err = PassContext::default().run(&twice, &module()).unwrap_err();
-    assert_eq!(err.to_string(), "pass `vandal` failed: function @bad is already defined");
+    assert_eq!(
+        err.to_string(),
+        "pass `vandal` failed: function @bad is already defined"
+    );
 }
 
 #[test]
 fn pipeline_errors_say_where_and_what() {
-    let err = |text: &str| registry().pipeline(text).err().map(|e| e.to_string()).unwrap();
+    let err = |text: &str| {
+        registry()
+            .pipeline(text)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap()
+    };
     assert_eq!(
         err("fold-constant,dse"),
         "pipeline column 15: unknown pass `dse`; known passes: fold-constant, vandal"
@@ -254,6 +289,12 @@ fn pipeline_errors_say_where_and_what() {
         err("fold-constant{level=3}"),
         "pipeline column 1: pass `fold-constant`: unknown option `level`: this pass takes none"
     );
-    assert_eq!(err("fold-constant;vandal"), "pipeline column 14: expected `,` between passes, found `;`");
-    assert_eq!(err(""), "pipeline column 1: expected a pass name, found end of input");
+    assert_eq!(
+        err("fold-constant;vandal"),
+        "pipeline column 14: expected `,` between passes, found `;`"
+    );
+    assert_eq!(
+        err(""),
+        "pipeline column 1: expected a pass name, found end of input"
+    );
 }

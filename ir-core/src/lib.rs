@@ -16,6 +16,8 @@
 //! | memoization, per pass | [`VisitedSet`], [`MemoMap`] |
 //! | post-order rewriting without recursion | [`post_order::rewrite`] |
 //! | stack safety | [`stack::guarded`], deep-safe `Drop` of [`Node`] |
+//! | alpha-equivalent structural equality and hashing | [`structural`] |
+//! | modules and passes | [`pass`] |
 
 #![warn(missing_docs)]
 
@@ -29,20 +31,25 @@ mod node;
 pub mod pass;
 pub mod post_order;
 pub mod stack;
+pub mod structural;
 mod visit;
 
 pub use family::{__assert_child, __assert_family, ChildType, Family, NodeKind};
-pub use ir_derive::{Mutable, Visitable};
+pub use ir_derive::{Mutable, StructuralEq, Visitable};
 pub use memo::{MemoMap, VisitedSet};
 pub use mutate::{__or_clone, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt, Rewrite};
 pub use node::Node;
+pub use structural::StructuralEq;
 pub use visit::{Visit, VisitKind, VisitResult, Walk};
 
 /// Everything a pass author needs in scope.
 pub mod prelude {
+    pub use crate::structural::{
+        structural_eq, structural_eq_map_free_vars, structural_hash, structural_hash_map_free_vars,
+    };
     pub use crate::{
-        Family, MemoMap, Mutable, Node, NodeKind, Rebuild, Rebuilt, Rewrite, VisitResult,
-        Visitable, VisitedSet, Walk,
+        Family, MemoMap, Mutable, Node, NodeKind, Rebuild, Rebuilt, Rewrite, StructuralEq,
+        VisitResult, Visitable, VisitedSet, Walk,
     };
     pub use std::ops::ControlFlow;
 }

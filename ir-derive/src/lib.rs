@@ -38,6 +38,19 @@ pub fn derive_mutable(input: TokenStream) -> TokenStream {
     run(input, Derive::Mutable)
 }
 
+/// Generates alpha-equivalent, DAG-aware structural equality and hashing
+/// (`ir_core::structural`), agreeing with each other.
+///
+/// Attributes: on a family variant, `#[ir(graph)]` tracks nodes of that kind by
+/// identity (sharing is observable, TVM's graph nodes) and `#[ir(def)]` makes
+/// typed fields of the kind binders matched by position; on a skipped field,
+/// `#[ir(skip, eq = false)]` leaves it out (spans, name hints). Other skipped
+/// fields are compared with `==` and hashed with `Hash`.
+#[proc_macro_derive(StructuralEq, attributes(ir))]
+pub fn derive_structural_eq(input: TokenStream) -> TokenStream {
+    run(input, Derive::StructuralEq)
+}
+
 fn run(input: TokenStream, which: Derive) -> TokenStream {
     match syn::parse::<syn::DeriveInput>(input) {
         Ok(input) => expand(&input, which).into(),

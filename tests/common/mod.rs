@@ -5,76 +5,81 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use irkit::{Mutable, Node, Visitable};
+use irkit::{Mutable, Node, StructuralEq, Visitable};
 
 pub type Attrs = BTreeMap<String, String>;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Span {
     pub line: u32,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Constant {
     #[ir(skip)]
     pub value: i64,
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub span: Span,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Var {
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub name: String,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Call {
     #[ir(skip)]
     pub op: String,
     pub args: Vec<Expr>,
     #[ir(skip)]
     pub attrs: Attrs,
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub span: Span,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Let {
     pub var: Node<Var>,
     pub value: Expr,
     pub body: Expr,
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub span: Span,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Tuple {
     pub fields: Vec<Expr>,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct If {
     pub cond: Expr,
     pub then_branch: Expr,
     pub else_branch: Expr,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Function {
     pub params: Vec<Node<Var>>,
     pub body: Expr,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub enum Expr {
     Constant(Node<Constant>),
     #[ir(def)]
     Var(Node<Var>),
+    #[ir(graph)]
     Call(Node<Call>),
+    #[ir(graph)]
     Let(Node<Let>),
+    #[ir(graph)]
     Tuple(Node<Tuple>),
+    #[ir(graph)]
     If(Node<If>),
+    #[ir(graph)]
     Function(Node<Function>),
 }
 

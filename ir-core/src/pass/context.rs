@@ -127,7 +127,9 @@ impl<F: Clone> PassContext<F> {
             return Ok(module.clone());
         }
         for instrument in &self.instruments {
-            instrument.run_before_pass(info, module).map_err(|e| e.in_pass(&info.name))?;
+            instrument
+                .run_before_pass(info, module)
+                .map_err(|e| e.in_pass(&info.name))?;
         }
         let output = match catch_unwind(AssertUnwindSafe(|| pass.run(module, self))) {
             Ok(result) => result.map_err(|e| e.in_pass(&info.name))?,
@@ -140,7 +142,9 @@ impl<F: Clone> PassContext<F> {
             }
         };
         for instrument in &self.instruments {
-            instrument.run_after_pass(info, &output).map_err(|e| e.in_pass(&info.name))?;
+            instrument
+                .run_after_pass(info, &output)
+                .map_err(|e| e.in_pass(&info.name))?;
         }
         Ok(output)
     }

@@ -118,13 +118,21 @@ impl<F> PrintIr<F> {
 impl<F> PassInstrument<F> for PrintIr<F> {
     fn run_before_pass(&self, info: &PassInfo, module: &Module<F>) -> Result<(), PassError> {
         if self.before {
-            (self.sink)(&format!("// IR before {}\n{}", info.name, (self.print)(module)));
+            (self.sink)(&format!(
+                "// IR before {}\n{}",
+                info.name,
+                (self.print)(module)
+            ));
         }
         Ok(())
     }
     fn run_after_pass(&self, info: &PassInfo, module: &Module<F>) -> Result<(), PassError> {
         if self.after {
-            (self.sink)(&format!("// IR after {}\n{}", info.name, (self.print)(module)));
+            (self.sink)(&format!(
+                "// IR after {}\n{}",
+                info.name,
+                (self.print)(module)
+            ));
         }
         Ok(())
     }

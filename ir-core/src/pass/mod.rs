@@ -21,7 +21,7 @@
 //!
 //! let big = Module::from_functions([("a".to_string(), 6)]);
 //! let err = PassContext::default().run(&pipeline, &big).unwrap_err();
-//! assert_eq!(err.to_string(), "pass `reject-big` failed: 12 is too big");
+//! assert_eq!(err.to_string(), "pass `reject-big` failed: in @a: 12 is too big");
 //! assert_eq!(big.get("a"), Some(&6)); // the input is unchanged
 //! ```
 

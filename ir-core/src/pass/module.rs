@@ -98,7 +98,11 @@ impl<F: Clone> Module<F> {
     }
 
     /// Adds a new function (BlockBuilder's `AddFunction`).
-    pub fn add_function(&mut self, name: impl Into<String>, function: F) -> Result<(), ModuleError> {
+    pub fn add_function(
+        &mut self,
+        name: impl Into<String>,
+        function: F,
+    ) -> Result<(), ModuleError> {
         let name = name.into();
         if self.functions.contains_key(&name) {
             return Err(ModuleError::Duplicate(name));

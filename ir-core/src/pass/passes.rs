@@ -99,7 +99,8 @@ impl<F: Clone + Send + Sync> Pass<F> for FunctionPass<F> {
     }
 }
 
-type ModuleFn<F> = dyn Fn(&Module<F>, &PassContext<F>) -> Result<Module<F>, PassError> + Send + Sync;
+type ModuleFn<F> =
+    dyn Fn(&Module<F>, &PassContext<F>) -> Result<Module<F>, PassError> + Send + Sync;
 
 /// A pass over the whole module (it may add, remove or rewrite functions).
 pub struct ModulePass<F> {
@@ -112,7 +113,10 @@ impl<F> ModulePass<F> {
     pub fn new(
         name: impl Into<String>,
         opt_level: u32,
-        body: impl Fn(&Module<F>, &PassContext<F>) -> Result<Module<F>, PassError> + Send + Sync + 'static,
+        body: impl Fn(&Module<F>, &PassContext<F>) -> Result<Module<F>, PassError>
+        + Send
+        + Sync
+        + 'static,
     ) -> Self {
         ModulePass {
             info: PassInfo::new(name, opt_level),

@@ -22,9 +22,14 @@ pub struct PassOptions {
 
 impl PassOptions {
     /// Options from pairs.
-    pub fn from_pairs<K: Into<String>, V: Into<String>>(pairs: impl IntoIterator<Item = (K, V)>) -> Self {
+    pub fn from_pairs<K: Into<String>, V: Into<String>>(
+        pairs: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
         PassOptions {
-            values: pairs.into_iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            values: pairs
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
         }
     }
 
@@ -39,7 +44,9 @@ impl PassOptions {
             None => Ok(default),
             Some("true" | "1") => Ok(true),
             Some("false" | "0") => Ok(false),
-            Some(other) => Err(format!("option `{key}` expects true or false, found `{other}`")),
+            Some(other) => Err(format!(
+                "option `{key}` expects true or false, found `{other}`"
+            )),
         }
     }
 
@@ -57,8 +64,13 @@ impl PassOptions {
     pub fn expect_only(&self, known: &[&str]) -> Result<(), String> {
         match self.values.keys().find(|k| !known.contains(&k.as_str())) {
             None => Ok(()),
-            Some(k) if known.is_empty() => Err(format!("unknown option `{k}`: this pass takes none")),
-            Some(k) => Err(format!("unknown option `{k}`; known options: {}", known.join(", "))),
+            Some(k) if known.is_empty() => {
+                Err(format!("unknown option `{k}`: this pass takes none"))
+            }
+            Some(k) => Err(format!(
+                "unknown option `{k}`; known options: {}",
+                known.join(", ")
+            )),
         }
     }
 
@@ -119,7 +131,9 @@ pub fn parse_pipeline(text: &str) -> Result<Vec<PipelineStep>, PipelineError> {
             i += 1;
         }
         if start == i {
-            let found = chars.get(i).map_or("end of input".to_owned(), |c| format!("`{c}`"));
+            let found = chars
+                .get(i)
+                .map_or("end of input".to_owned(), |c| format!("`{c}`"));
             return Err(err(i + 1, format!("expected a pass name, found {found}")));
         }
         let name: String = chars[start..i].iter().collect();
@@ -150,13 +164,19 @@ pub fn parse_pipeline(text: &str) -> Result<Vec<PipelineStep>, PipelineError> {
                     i += 1;
                 }
                 if key_start == i {
-                    return Err(err(i + 1, format!("expected an option name, found `{}`", chars[i])));
+                    return Err(err(
+                        i + 1,
+                        format!("expected an option name, found `{}`", chars[i]),
+                    ));
                 }
                 let key: String = chars[key_start..i].iter().collect();
                 let value = if chars.get(i) == Some(&'=') {
                     i += 1;
                     let value_start = i;
-                    while i < chars.len() && !chars[i].is_whitespace() && !matches!(chars[i], ',' | '}') {
+                    while i < chars.len()
+                        && !chars[i].is_whitespace()
+                        && !matches!(chars[i], ',' | '}')
+                    {
                         i += 1;
                     }
                     if value_start == i {
@@ -180,7 +200,12 @@ pub fn parse_pipeline(text: &str) -> Result<Vec<PipelineStep>, PipelineError> {
         match chars.get(i) {
             None => return Ok(steps),
             Some(',') => i += 1,
-            Some(c) => return Err(err(i + 1, format!("expected `,` between passes, found `{c}`"))),
+            Some(c) => {
+                return Err(err(
+                    i + 1,
+                    format!("expected `,` between passes, found `{c}`"),
+                ));
+            }
         }
     }
 }

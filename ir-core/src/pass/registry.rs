@@ -71,10 +71,11 @@ impl<F: Clone + 'static> PassRegistry<F> {
         let passes = steps
             .iter()
             .map(|step| {
-                self.build(&step.name, &step.options).map_err(|message| PipelineError {
-                    column: step.column,
-                    message,
-                })
+                self.build(&step.name, &step.options)
+                    .map_err(|message| PipelineError {
+                        column: step.column,
+                        message,
+                    })
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Sequential::new("pipeline", passes))

@@ -7,13 +7,15 @@ use darling::{Error, ast::Style};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
-use crate::Derive;
 use crate::crate_path;
 use crate::model::{FamilyModel, FieldModel, KindModel, Model, StructModel};
 use crate::naming::snake_case;
 use crate::parse::{Field, Input, Variant};
 
-pub fn check(input: Input, _which: Derive) -> darling::Result<Model> {
+/// The model, and every error found. The model is still built when there are
+/// errors (invalid variants left out), so the expansion can go on and the
+/// user sees the real errors rather than follow-on ones from missing impls.
+pub fn check(input: Input) -> (Model, Vec<Error>) {
     let mut errors = Error::accumulator();
     let krate = input.krate.clone().unwrap_or_else(crate_path::resolve);
     let model = match input.data {
@@ -29,6 +31,16 @@ pub fn check(input: Input, _which: Derive) -> darling::Result<Model> {
                 .type_params()
                 .map(|p| p.ident.clone())
                 .collect();
+            for f in fields
+                .fields
+                .iter()
+                .filter(|f| f.eq.is_some() && !f.skip.is_present())
+            {
+                errors.push(
+                    Error::custom("`eq` applies to skipped fields; children are always compared")
+                        .with_span(&f.ty),
+                );
+            }
             let fields = fields
                 .fields
                 .into_iter()
@@ -74,7 +86,7 @@ pub fn check(input: Input, _which: Derive) -> darling::Result<Model> {
             })
         }
     };
-    errors.finish_with(model)
+    (model, errors.into_inner())
 }
 
 fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldModel {
@@ -91,6 +103,7 @@ fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldM
         member,
         ty: field.ty,
         child: !field.skip.is_present(),
+        eq: field.eq.unwrap_or(true),
         generic,
         span,
     }
@@ -140,6 +153,7 @@ fn kind_model(variant: Variant) -> darling::Result<KindModel> {
             variant: variant.ident,
             ty,
             def: variant.def.is_present(),
+            graph: variant.graph.is_present(),
         }),
         _ => Err(Error::multiple(errors)),
     }

@@ -14,7 +14,7 @@ pub fn expand(f: &FamilyModel, which: Derive) -> TokenStream {
             let conveniences = conveniences(f);
             quote!(#visitor #conveniences)
         }
-        Derive::Mutable => {
+        Derive::Mutable | Derive::StructuralEq => {
             let mutator = mutator_trait(f);
             let rewriter = rewriter_trait(f);
             quote!(#mutator #rewriter)

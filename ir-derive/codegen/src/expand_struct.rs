@@ -10,7 +10,7 @@ use crate::model::StructModel;
 pub fn expand(s: &StructModel, which: Derive) -> TokenStream {
     let body = match which {
         Derive::Visitable => visitable(s),
-        Derive::Mutable => mutable(s),
+        Derive::Mutable | Derive::StructuralEq => mutable(s),
     };
     quote! { const _: () = { #body }; }
 }

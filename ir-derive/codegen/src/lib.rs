@@ -10,11 +10,13 @@
 mod bounds;
 mod check;
 mod crate_path;
+mod expand_eq;
 mod expand_family;
 mod expand_struct;
 mod model;
 mod naming;
 mod parse;
+mod stub;
 
 use proc_macro2::TokenStream;
 
@@ -25,19 +27,41 @@ pub enum Derive {
     Visitable,
     /// `#[derive(Mutable)]`
     Mutable,
+    /// `#[derive(StructuralEq)]`
+    StructuralEq,
 }
 
 /// Expands one derive on `input`; errors come back as `compile_error!`s
-/// spanned on the offending tokens.
+/// spanned on the offending tokens. A struct still gets its impls (from the
+/// model, or shape-only stubs when its attributes could not be read), so one
+/// mistake does not cascade into "trait not implemented" errors elsewhere.
 pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
-    let result = parse::parse(input)
-        .and_then(|parsed| check::check(parsed, which))
-        .map(|model| match model {
-            model::Model::Struct(s) => expand_struct::expand(&s, which),
-            model::Model::Family(f) => expand_family::expand(&f, which),
-        });
-    match result {
-        Ok(tokens) => tokens,
-        Err(errors) => errors.write_errors(),
-    }
+    let (model, errors) = match parse::parse(input) {
+        Ok(parsed) => {
+            let (model, errors) = check::check(parsed);
+            (Some(model), errors)
+        }
+        Err(error) => (None, vec![error]),
+    };
+    let errors_empty = errors.is_empty();
+    let mut out = if errors_empty {
+        TokenStream::new()
+    } else {
+        darling::Error::multiple(errors).write_errors()
+    };
+    out.extend(match model {
+        Some(model::Model::Struct(s)) => match which {
+            Derive::StructuralEq => expand_eq::for_struct(&s),
+            _ => expand_struct::expand(&s, which),
+        },
+        // A family with errors generates nothing: a partial family (kinds left
+        // out, names colliding) would only add errors of its own.
+        Some(model::Model::Family(_)) if !errors_empty => TokenStream::new(),
+        Some(model::Model::Family(f)) => match which {
+            Derive::StructuralEq => expand_eq::for_family(&f),
+            _ => expand_family::expand(&f, which),
+        },
+        None => stub::expand(input, which),
+    });
+    out
 }

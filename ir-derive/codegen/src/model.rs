@@ -20,6 +20,8 @@ pub struct FieldModel {
     pub member: syn::Member,
     pub ty: syn::Type,
     pub child: bool,
+    /// Compared by structural equality (children always are).
+    pub eq: bool,
     /// Whether the type mentions one of the struct's type parameters.
     pub generic: bool,
     pub span: Span,
@@ -43,4 +45,5 @@ pub struct KindModel {
     /// `call` for `Call`.
     pub snake: String,
     pub def: bool,
+    pub graph: bool,
 }

@@ -27,6 +27,10 @@ pub struct Field {
     /// `#[ir(skip)]`: not a child.
     #[darling(default)]
     pub skip: darling::util::Flag,
+    /// `#[ir(skip, eq = false)]`: ignored by structural equality and hashing
+    /// (spans, name hints). Skipped fields are compared by default.
+    #[darling(default)]
+    pub eq: Option<bool>,
 }
 
 /// One variant of a family enum.
@@ -38,6 +42,10 @@ pub struct Variant {
     /// `#[ir(def)]`: the kind has definition sites with their own hooks.
     #[darling(default)]
     pub def: darling::util::Flag,
+    /// `#[ir(graph)]`: structural equality tracks these nodes by identity, so
+    /// sharing is observable (TVM's graph nodes).
+    #[darling(default)]
+    pub graph: darling::util::Flag,
 }
 
 /// Parses the input; unions are rejected here with a spanned error.

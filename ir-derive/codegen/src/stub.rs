@@ -1,0 +1,60 @@
+//! What a struct whose attributes could not be read expands to besides its
+//! errors: impls with the right shape and no behaviour, so that code using
+//! the struct reports no follow-on errors. They never run: the crate does not
+//! compile while the errors stand.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::Derive;
+use crate::crate_path;
+
+pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
+    if !matches!(input.data, syn::Data::Struct(_)) {
+        return TokenStream::new();
+    }
+    let k = crate_path::resolve();
+    let ident = &input.ident;
+    let (_, ty_g, where_c) = input.generics.split_for_impl();
+    let with = |extra: TokenStream| {
+        let params = &input.generics.params;
+        if params.is_empty() {
+            quote!(<#extra>)
+        } else {
+            quote!(<#params, #extra>)
+        }
+    };
+    match which {
+        Derive::Visitable => {
+            let g = with(quote!(__V, __R: #k::VisitResult));
+            quote! {
+                impl #g #k::Walk<__V, __R> for #ident #ty_g #where_c {
+                    fn walk(&self, _: &mut __V) -> __R { <__R as #k::VisitResult>::output() }
+                }
+                impl #g #k::Visit<__V, __R> for #ident #ty_g #where_c {
+                    fn visit(&self, _: &mut __V) -> __R { <__R as #k::VisitResult>::output() }
+                }
+            }
+        }
+        Derive::Mutable => {
+            let g = with(quote!(__M));
+            quote! {
+                impl #g #k::RebuildFields<__M> for #ident #ty_g #where_c {
+                    fn rebuild_fields(&self, _: &mut __M) -> ::core::option::Option<Self> { None }
+                }
+                impl #g #k::Mutate<__M> for #ident #ty_g #where_c {
+                    fn mutate(&self, _: &mut __M) -> ::core::option::Option<Self> { None }
+                }
+            }
+        }
+        Derive::StructuralEq => {
+            let (impl_g, _, _) = input.generics.split_for_impl();
+            quote! {
+                impl #impl_g #k::StructuralEq for #ident #ty_g #where_c {
+                    fn struct_eq(&self, _: &Self, _: &mut #k::structural::EqState) -> bool { false }
+                    fn struct_hash(&self, _: &mut #k::structural::HashState) {}
+                }
+            }
+        }
+    }
+}

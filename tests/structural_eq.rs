@@ -1,0 +1,167 @@
+//! Structural equality and hashing: alpha-equivalent, free variables by
+//! identity or mapped, sharing observable for graph nodes, hashing agrees
+//! with equality, and no recursion limit.
+
+mod common;
+
+use common::*;
+use irkit::prelude::*;
+
+/// The start of the printed form, for failure messages.
+fn show(e: &Expr) -> String {
+    print(e).chars().take(300).collect()
+}
+
+fn assert_equal(a: &Expr, b: &Expr) {
+    assert!(
+        structural_eq(a, b),
+        "expected equal:\n{}\n---\n{}",
+        show(a),
+        show(b)
+    );
+    assert_eq!(
+        structural_hash(a),
+        structural_hash(b),
+        "equal values must hash alike"
+    );
+}
+
+fn assert_unequal(a: &Expr, b: &Expr) {
+    assert!(
+        !structural_eq(a, b),
+        "expected unequal:\n{}\n---\n{}",
+        show(a),
+        show(b)
+    );
+}
+
+#[test]
+fn bound_variables_match_by_position_not_name() {
+    let a = v("a");
+    let (x, y) = (v("x"), v("y"));
+    let left = let_(
+        &x,
+        call("add", vec![a.clone().into(), c(1)]),
+        x.clone().into(),
+    );
+    let right = let_(
+        &y,
+        call("add", vec![a.clone().into(), c(1)]),
+        y.clone().into(),
+    );
+    assert_equal(&left, &right);
+
+    let (p, q) = (v("p"), v("q"));
+    assert_equal(
+        &func(
+            &[&p, &q],
+            call("f", vec![p.clone().into(), q.clone().into()]),
+        ),
+        &func(
+            &[&q, &p],
+            call("f", vec![q.clone().into(), p.clone().into()]),
+        ),
+    );
+}
+
+#[test]
+fn a_use_must_refer_to_the_corresponding_binder() {
+    let (x, y) = (v("x"), v("y"));
+    let body_uses = |which: &Node<Var>| let_(&x, c(1), let_(&y, c(2), which.clone().into()));
+    assert_unequal(&body_uses(&x), &body_uses(&y));
+}
+
+#[test]
+fn free_variables_are_equal_only_as_the_same_node_unless_mapped() {
+    let (a1, a2) = (v("a"), v("a"));
+    let left = call("neg", vec![a1.clone().into()]);
+    let right = call("neg", vec![a2.clone().into()]);
+    assert_unequal(&left, &right);
+    assert!(structural_eq_map_free_vars(&left, &right));
+    assert_eq!(
+        structural_hash_map_free_vars(&left),
+        structural_hash_map_free_vars(&right)
+    );
+    // Mapping is one-to-one: two different free vars cannot both map to one.
+    let two = call("f", vec![a1.clone().into(), a2.clone().into()]);
+    let one = call("f", vec![a1.clone().into(), a1.clone().into()]);
+    assert!(!structural_eq_map_free_vars(&two, &one));
+}
+
+#[test]
+fn sharing_is_observable_for_graph_nodes() {
+    let x = v("x");
+    let shared = call("add", vec![x.clone().into(), x.clone().into()]);
+    let dag = call("add", vec![shared.clone(), shared.clone()]);
+    let tree = call(
+        "add",
+        vec![
+            call("add", vec![x.clone().into(), x.clone().into()]),
+            call("add", vec![x.clone().into(), x.clone().into()]),
+        ],
+    );
+    assert_unequal(&dag, &tree);
+    let other_shared = call("add", vec![x.clone().into(), x.clone().into()]);
+    let other_dag = call("add", vec![other_shared.clone(), other_shared]);
+    assert_equal(&dag, &other_dag);
+    // Constants are compared structurally: duplicating them is invisible.
+    let one = c(1);
+    assert_equal(
+        &call("f", vec![one.clone(), one.clone()]),
+        &call("f", vec![c(1), c(1)]),
+    );
+}
+
+#[test]
+fn data_fields_count_and_spans_do_not() {
+    let mut attrs = Attrs::new();
+    attrs.insert("axis".into(), "0".into());
+    let with = |attrs: Attrs, line: u32| -> Expr {
+        Call {
+            op: "concat".into(),
+            args: vec![c(1)],
+            attrs,
+            span: Span { line },
+        }
+        .into()
+    };
+    assert_equal(&with(attrs.clone(), 1), &with(attrs.clone(), 99));
+    assert_unequal(&with(attrs, 1), &with(Attrs::new(), 1));
+    assert_unequal(&call("add", vec![c(1)]), &call("sub", vec![c(1)]));
+    assert_unequal(&c(1), &c(2));
+}
+
+#[test]
+fn doubling_dags_compare_and_hash_at_once() {
+    let x = v("x");
+    let build = || {
+        let mut e: Expr = x.clone().into();
+        for _ in 0..100 {
+            e = call("add", vec![e.clone(), e]);
+        }
+        e
+    };
+    assert_equal(&build(), &build());
+}
+
+#[test]
+fn million_deep_chains_compare_and_hash() {
+    // Each chain has its own free `%x`: equal once free variables are mapped.
+    let (a, b) = (let_chain(1_000_000), let_chain(1_000_000));
+    assert_unequal(&a, &b);
+    assert!(structural_eq_map_free_vars(&a, &b));
+    assert_eq!(
+        structural_hash_map_free_vars(&a),
+        structural_hash_map_free_vars(&b)
+    );
+    let x = v("x");
+    let nest = |n: usize, last: i64| {
+        let mut e: Expr = x.clone().into();
+        for i in 0..n {
+            e = call("add", vec![e, c(if i + 1 == n { last } else { 1 })]);
+        }
+        e
+    };
+    assert_equal(&nest(1_000_000, 1), &nest(1_000_000, 1));
+    assert_unequal(&nest(1_000_000, 1), &nest(1_000_000, 2));
+}
