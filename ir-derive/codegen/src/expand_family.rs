@@ -83,7 +83,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
     });
     let arms = f.kinds.iter().map(|kind| {
         let (variant, hook) = (&kind.variant, format_ident!("visit_{}", kind.snake));
-        quote!(#fam::#variant(n) => visitor.#hook(n),)
+        quote!(#fam::#variant(n) => <__V as #trait_name<__R>>::#hook(visitor, n),)
     });
     let kind_impls = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
@@ -97,7 +97,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             impl<__V: #trait_name<__R>, __R: #k::VisitResult> #k::VisitKind<__V, __R> for #ty {
                 #[inline]
                 fn visit_node(node: &#k::Node<Self>, visitor: &mut __V) -> __R {
-                    visitor.#hook(node)
+                    <__V as #trait_name<__R>>::#hook(visitor, node)
                 }
             }
         }
@@ -144,7 +144,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             impl<__V: #trait_name<__R>, __R: #k::VisitResult> #k::Visit<__V, __R> for #fam {
                 #[inline]
                 fn visit(&self, visitor: &mut __V) -> __R {
-                    visitor.#entry(self)
+                    <__V as #trait_name<__R>>::#entry(visitor, self)
                 }
             }
             #(#kind_impls)*
@@ -317,13 +317,13 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     });
     let arms = f.kinds.iter().map(|kind| {
         let (variant, hook) = (&kind.variant, format_ident!("mutate_{}", kind.snake));
-        quote!(#fam::#variant(n) => mutator.#hook(n),)
+        quote!(#fam::#variant(n) => <__M as #trait_name>::#hook(mutator, n),)
     });
     let kind_impls = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
         let body = if kind.def {
             let hook = format_ident!("mutate_{}_def", kind.snake);
-            quote!(mutator.#hook(node).into_option())
+            quote!(<__M as #trait_name>::#hook(mutator, node).into_option())
         } else {
             quote!(node.rebuild(mutator).into_rewrite().into_option())
         };
@@ -381,7 +381,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             impl<__M: #trait_name> #k::Mutate<__M> for #fam {
                 #[inline]
                 fn mutate(&self, mutator: &mut __M) -> ::core::option::Option<Self> {
-                    mutator.#entry(self).into_option()
+                    <__M as #trait_name>::#entry(mutator, self).into_option()
                 }
             }
             #(#kind_impls)*
@@ -421,7 +421,7 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
     });
     let arms = f.kinds.iter().map(|kind| {
         let (variant, hook) = (&kind.variant, format_ident!("rewrite_{}", kind.snake));
-        quote!((#fam::#variant(pre), #fam::#variant(post)) => rewriter.#hook(pre, post),)
+        quote!((#fam::#variant(pre), #fam::#variant(post)) => <__W as #trait_name>::#hook(rewriter, pre, post),)
     });
     let trait_doc = format!(
         "A post-order rewrite of [`{fam}`] graphs driven by an explicit stack, for dataflow \

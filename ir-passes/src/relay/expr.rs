@@ -1,0 +1,245 @@
+//! Relay expressions.
+
+use ir_core::{Mutable, Node, StructuralEq, Visitable};
+
+use super::attrs::Attrs;
+use super::tensor::Tensor;
+// `uses(Type)` makes the type traits supertraits of the expression traits.
+use super::ty::{Type, TypeMutator, TypeVisitor};
+
+/// Where a node came from in the source text (1-based), or `0:0` when made by a pass.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub col: u32,
+}
+
+/// A constant tensor.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Constant {
+    /// The data.
+    #[ir(skip)]
+    pub data: Tensor,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// A local variable. Identity is the node; the name is only a hint.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Var {
+    /// Name hint, without `%`.
+    #[ir(skip, eq = false)]
+    pub name: String,
+    /// The annotated type, if any.
+    pub annotation: Option<Type>,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// A global function name, `@main`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct GlobalVar {
+    /// The name, without `@`.
+    #[ir(skip)]
+    pub name: String,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// A primitive operator, by name: `add`, `nn.relu`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Op {
+    /// The registered name.
+    #[ir(skip)]
+    pub name: String,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `(a, b)`; `()` is the unit value.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Tuple {
+    /// The fields.
+    pub fields: Vec<Expr>,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `%t.0`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct TupleGetItem {
+    /// The tuple.
+    pub tuple: Expr,
+    /// The field index.
+    #[ir(skip)]
+    pub index: usize,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `fn (%x: T) -> R { body }`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Function {
+    /// Parameters: definition sites.
+    pub params: Vec<Node<Var>>,
+    /// The annotated return type, if any.
+    pub ret_type: Option<Type>,
+    /// The body.
+    pub body: Expr,
+    /// Function attributes (`Primitive=1`).
+    #[ir(skip)]
+    pub attrs: Attrs,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `op(args, attrs)`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Call {
+    /// The callee: an op, a function, a variable or a global.
+    pub op: Expr,
+    /// The arguments.
+    pub args: Vec<Expr>,
+    /// Operator attributes.
+    #[ir(skip)]
+    pub attrs: Attrs,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `let %x = value; body`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Let {
+    /// The bound variable: a definition site.
+    pub var: Node<Var>,
+    /// The bound value (the variable is in scope in it, for recursion).
+    pub value: Expr,
+    /// The rest of the sequence.
+    pub body: Expr,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `if (cond) { then } else { else }`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct If {
+    /// The condition, a rank-0 bool.
+    pub cond: Expr,
+    /// The true branch.
+    pub then_branch: Expr,
+    /// The false branch.
+    pub else_branch: Expr,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// The family of Relay expressions. Var, Call, Let, If, Function and Tuple
+/// are graph nodes for structural equality: sharing them is observable.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+#[ir(uses(Type))]
+pub enum Expr {
+    /// A constant.
+    Constant(Node<Constant>),
+    /// A variable use; let variables and parameters are its definition sites.
+    #[ir(def)]
+    Var(Node<Var>),
+    /// A global function.
+    GlobalVar(Node<GlobalVar>),
+    /// An operator.
+    Op(Node<Op>),
+    /// A tuple.
+    #[ir(graph)]
+    Tuple(Node<Tuple>),
+    /// A projection.
+    TupleGetItem(Node<TupleGetItem>),
+    /// A function.
+    #[ir(graph)]
+    Function(Node<Function>),
+    /// A call.
+    #[ir(graph)]
+    Call(Node<Call>),
+    /// A let binding.
+    #[ir(graph)]
+    Let(Node<Let>),
+    /// A conditional.
+    #[ir(graph)]
+    If(Node<If>),
+}
+
+/// Constructors for pass authors and tests.
+impl Expr {
+    /// A constant.
+    pub fn constant(data: Tensor) -> Expr {
+        Constant {
+            data,
+            span: Span::default(),
+        }
+        .into()
+    }
+
+    /// A fresh variable handle.
+    pub fn var(name: &str, annotation: Option<Type>) -> Node<Var> {
+        Node::new(Var {
+            name: name.to_owned(),
+            annotation,
+            span: Span::default(),
+        })
+    }
+
+    /// An operator reference.
+    pub fn op(name: &str) -> Expr {
+        Op {
+            name: name.to_owned(),
+            span: Span::default(),
+        }
+        .into()
+    }
+
+    /// A call of `op` (any callee) with no attributes.
+    pub fn call(op: Expr, args: Vec<Expr>) -> Expr {
+        Call {
+            op,
+            args,
+            attrs: Attrs::new(),
+            span: Span::default(),
+        }
+        .into()
+    }
+
+    /// A call of the operator named `op`.
+    pub fn call_op(op: &str, args: Vec<Expr>) -> Expr {
+        Expr::call(Expr::op(op), args)
+    }
+
+    /// `let var = value; body`.
+    pub fn let_(var: Node<Var>, value: Expr, body: Expr) -> Expr {
+        Let {
+            var,
+            value,
+            body,
+            span: Span::default(),
+        }
+        .into()
+    }
+
+    /// A tuple.
+    pub fn tuple(fields: Vec<Expr>) -> Expr {
+        Tuple {
+            fields,
+            span: Span::default(),
+        }
+        .into()
+    }
+}

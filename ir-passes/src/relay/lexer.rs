@@ -1,0 +1,557 @@
+//! Tokens of the text format, with their positions. Comments nest; `%`/`@`
+//! join their names; negative literals fold a run of `-`; the `#[metadata]`
+//! section is kept as raw text.
+
+/// What a token is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Tok {
+    /// An identifier or keyword (`let`, `fn`, `add`, `float32`, `_`).
+    Ident(String),
+    /// `%name`
+    Local(String),
+    /// `%N`
+    Graph(u64),
+    /// `@name`
+    Global(String),
+    /// An integer literal with its width (16, 32 or 64), and whether the width was explicit.
+    Int(i128, u16, bool),
+    /// A float literal with its width.
+    Float(f64, u16),
+    /// `"..."`
+    Str(String),
+    /// `meta[KEY][INDEX]`
+    Meta(String, usize),
+    /// `#[version = "..."]`
+    Version(String),
+    /// `#[metadata]`, with the rest of the file.
+    Metadata(String),
+    /// Punctuation and operators: `( ) { } [ ] , ; : . = + - * / < > ! ? -> <= >= == !=`.
+    Punct(&'static str),
+    /// End of input.
+    Eof,
+}
+
+impl Tok {
+    /// How the token is named in "expected X, found Y" messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Local(s) => format!("`%{s}`"),
+            Tok::Graph(n) => format!("`%{n}`"),
+            Tok::Global(s) => format!("`@{s}`"),
+            Tok::Int(v, ..) => format!("integer `{v}`"),
+            Tok::Float(v, _) => format!("float `{v}`"),
+            Tok::Str(s) => format!("string \"{s}\""),
+            Tok::Meta(k, i) => format!("`meta[{k}][{i}]`"),
+            Tok::Version(_) => "a version header".into(),
+            Tok::Metadata(_) => "the metadata section".into(),
+            Tok::Punct(p) => format!("`{p}`"),
+            Tok::Eof => "end of input".into(),
+        }
+    }
+}
+
+/// A token and where it starts and ends (byte offsets; 1-based line and column).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Token {
+    /// What it is.
+    pub tok: Tok,
+    /// Byte offset of its first character.
+    pub start: usize,
+    /// Byte offset after its last character.
+    pub end: usize,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column (in characters).
+    pub col: u32,
+}
+
+/// A lexical error: where, and what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LexError {
+    /// Byte offset.
+    pub start: usize,
+    /// Byte offset after the offending text.
+    pub end: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+const PUNCT2: [&str; 5] = ["->", "<=", ">=", "==", "!="];
+const PUNCT1: [&str; 20] = [
+    "(", ")", "{", "}", "[", "]", ",", ";", ":", ".", "=", "+", "-", "*", "/", "<", ">", "!", "?",
+    "@",
+];
+
+struct Lexer<'a> {
+    src: &'a str,
+    pos: usize,
+    line: u32,
+    col: u32,
+}
+
+fn is_ident_start(c: char) -> bool {
+    c.is_alphabetic() || c == '_'
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '/'
+}
+
+/// Splits `src` into tokens, ending with [`Tok::Eof`].
+pub fn lex(src: &str) -> Result<Vec<Token>, LexError> {
+    let mut lx = Lexer {
+        src,
+        pos: 0,
+        line: 1,
+        col: 1,
+    };
+    let mut out = Vec::new();
+    loop {
+        lx.skip_trivia()?;
+        let (start, line, col) = (lx.pos, lx.line, lx.col);
+        let tok = match lx.peek() {
+            None => {
+                out.push(Token {
+                    tok: Tok::Eof,
+                    start,
+                    end: start,
+                    line,
+                    col,
+                });
+                return Ok(out);
+            }
+            Some(c) => lx.token(c)?,
+        };
+        let done = matches!(tok, Tok::Metadata(_));
+        out.push(Token {
+            tok,
+            start,
+            end: lx.pos,
+            line,
+            col,
+        });
+        if done {
+            let end = lx.src.len();
+            out.push(Token {
+                tok: Tok::Eof,
+                start: end,
+                end,
+                line: lx.line,
+                col: lx.col,
+            });
+            return Ok(out);
+        }
+    }
+}
+
+impl Lexer<'_> {
+    fn peek(&self) -> Option<char> {
+        self.src[self.pos..].chars().next()
+    }
+
+    fn peek_at(&self, n: usize) -> Option<char> {
+        self.src[self.pos..].chars().nth(n)
+    }
+
+    fn rest(&self) -> &str {
+        &self.src[self.pos..]
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        if c == '\n' {
+            self.line += 1;
+            self.col = 1;
+        } else {
+            self.col += 1;
+        }
+        Some(c)
+    }
+
+    fn error(&self, start: usize, message: impl Into<String>) -> LexError {
+        LexError {
+            start,
+            end: self.pos.max(start + 1).min(self.src.len().max(start)),
+            message: message.into(),
+        }
+    }
+
+    fn skip_trivia(&mut self) -> Result<(), LexError> {
+        loop {
+            match self.peek() {
+                Some(' ' | '\t' | '\n') => {
+                    self.bump();
+                }
+                Some('\r') => {
+                    let start = self.pos;
+                    self.bump();
+                    if self.peek() != Some('\n') {
+                        return Err(self.error(start, "expected `\\n` after `\\r`"));
+                    }
+                }
+                Some('/') if self.peek_at(1) == Some('/') => {
+                    while let Some(c) = self.peek() {
+                        if c == '\n' {
+                            break;
+                        }
+                        self.bump();
+                    }
+                }
+                Some('/') if self.peek_at(1) == Some('*') => {
+                    let start = self.pos;
+                    self.bump();
+                    self.bump();
+                    let mut depth = 1;
+                    while depth > 0 {
+                        if self.rest().starts_with("/*") {
+                            self.bump();
+                            self.bump();
+                            depth += 1;
+                        } else if self.rest().starts_with("*/") {
+                            self.bump();
+                            self.bump();
+                            depth -= 1;
+                        } else if self.bump().is_none() {
+                            return Err(
+                                self.error(start, "unterminated block comment: expected `*/`")
+                            );
+                        }
+                    }
+                }
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn ident(&mut self) -> String {
+        let start = self.pos;
+        while self.peek().is_some_and(is_ident_char) {
+            self.bump();
+        }
+        self.src[start..self.pos].to_owned()
+    }
+
+    fn token(&mut self, c: char) -> Result<Tok, LexError> {
+        let start = self.pos;
+        if c == '-' {
+            // A run of `-` directly followed by a digit (or `inff`) is a literal.
+            let run = self.rest().chars().take_while(|&c| c == '-').count();
+            let after = &self.rest()[run..];
+            if after.starts_with(|c: char| c.is_ascii_digit()) || after.starts_with("inff") {
+                for _ in 0..run {
+                    self.bump();
+                }
+                let tok = self.number(start)?;
+                return Ok(if run % 2 == 1 { negate(tok) } else { tok });
+            }
+        }
+        if c.is_ascii_digit() {
+            return self.number(start);
+        }
+        if c == '%' {
+            self.bump();
+            return match self.peek() {
+                Some(d) if d.is_ascii_digit() => {
+                    let digits = self.ident();
+                    digits.parse().map(Tok::Graph).map_err(|_| {
+                        self.error(start, format!("`%{digits}` is not a valid graph variable"))
+                    })
+                }
+                Some(d) if is_ident_start(d) => Ok(Tok::Local(self.ident())),
+                _ => Err(self.error(start, "expected a variable name after `%`")),
+            };
+        }
+        if c == '@' && self.peek_at(1).is_some_and(is_ident_start) {
+            self.bump();
+            return Ok(Tok::Global(self.ident()));
+        }
+        if c == '"' {
+            self.bump();
+            let body_start = self.pos;
+            loop {
+                match self.bump() {
+                    Some('"') => {
+                        return Ok(Tok::Str(self.src[body_start..self.pos - 1].to_owned()));
+                    }
+                    Some(_) => {}
+                    None => return Err(self.error(start, "unterminated string: expected `\"`")),
+                }
+            }
+        }
+        if c == '#' {
+            return self.hash_attr(start);
+        }
+        if is_ident_start(c) {
+            let name = self.ident();
+            if name == "meta" && self.peek() == Some('[') {
+                return self.meta(start);
+            }
+            if name == "inff" {
+                return Ok(Tok::Float(f64::INFINITY, 32));
+            }
+            return Ok(Tok::Ident(name));
+        }
+        for p in PUNCT2 {
+            if self.rest().starts_with(p) {
+                self.bump();
+                self.bump();
+                return Ok(Tok::Punct(p));
+            }
+        }
+        for p in PUNCT1 {
+            if self.rest().starts_with(p) {
+                self.bump();
+                return Ok(Tok::Punct(p));
+            }
+        }
+        self.bump();
+        Err(self.error(start, format!("unexpected character `{c}`")))
+    }
+
+    fn number(&mut self, start: usize) -> Result<Tok, LexError> {
+        if self.rest().starts_with("inff") {
+            for _ in 0..4 {
+                self.bump();
+            }
+            return Ok(Tok::Float(f64::INFINITY, 32));
+        }
+        let body_start = self.pos;
+        while self
+            .peek()
+            .is_some_and(|c| c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E' | '+' | '-'))
+        {
+            // `e`/`E` belong to the number only inside it, never as a suffix start.
+            self.bump();
+        }
+        let body = self.src[body_start..self.pos].to_owned();
+        let suffix = if self.peek().is_some_and(|c| c == 'i' || c == 'f') {
+            let s = self.pos;
+            self.bump();
+            while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+                self.bump();
+            }
+            Some(self.src[s..self.pos].to_owned())
+        } else {
+            None
+        };
+        if self.peek().is_some_and(is_ident_char) {
+            while self.peek().is_some_and(is_ident_char) {
+                self.bump();
+            }
+            return Err(self.error(
+                start,
+                format!("invalid number `{}`", &self.src[start..self.pos]),
+            ));
+        }
+        let is_float_body = body.contains(['.', 'e', 'E']);
+        match suffix.as_deref() {
+            Some(s) if s.starts_with('f') => {
+                let bits = match &s[1..] {
+                    "" | "32" => 32,
+                    "16" => 16,
+                    "64" => 64,
+                    _ => {
+                        return Err(self.error(
+                            start,
+                            format!("invalid float suffix `{s}`: expected f, f16, f32 or f64"),
+                        ));
+                    }
+                };
+                let v: f64 = body
+                    .parse()
+                    .map_err(|_| self.error(start, format!("invalid float literal `{body}{s}`")))?;
+                let max = match bits {
+                    16 => 65504.0,
+                    32 => f32::MAX as f64,
+                    _ => f64::MAX,
+                };
+                if v.abs() > max {
+                    return Err(self.error(start, format!("{body} does not fit in float{bits}")));
+                }
+                Ok(Tok::Float(v, bits))
+            }
+            Some(s) => {
+                let (bits, explicit) = match &s[1..] {
+                    "" | "32" => (32, true),
+                    "16" => (16, true),
+                    "64" => (64, true),
+                    _ => {
+                        return Err(self.error(
+                            start,
+                            format!("invalid integer suffix `{s}`: expected i, i16, i32 or i64"),
+                        ));
+                    }
+                };
+                if is_float_body {
+                    return Err(self.error(start, format!("invalid integer literal `{body}{s}`")));
+                }
+                let v: i128 = body.parse().map_err(|_| {
+                    self.error(start, format!("invalid integer literal `{body}{s}`"))
+                })?;
+                Ok(Tok::Int(v, bits, explicit))
+            }
+            None => {
+                if is_float_body {
+                    return Err(self.error(
+                        start,
+                        format!("invalid number `{body}`: a float literal needs an `f` suffix, as in `{body}f`"),
+                    ));
+                }
+                let v: i128 = body
+                    .parse()
+                    .map_err(|_| self.error(start, format!("invalid number `{body}`")))?;
+                Ok(Tok::Int(v, 32, false))
+            }
+        }
+    }
+
+    fn meta(&mut self, start: usize) -> Result<Tok, LexError> {
+        self.bump(); // [
+        let key_start = self.pos;
+        while self.peek().is_some_and(|c| c != ']') {
+            self.bump();
+        }
+        let key = self.src[key_start..self.pos].to_owned();
+        if self.bump() != Some(']') || self.bump() != Some('[') {
+            return Err(self.error(start, "expected `meta[KEY][INDEX]`"));
+        }
+        let index = self.ident();
+        if self.bump() != Some(']') {
+            return Err(self.error(start, "expected `]` after the meta index"));
+        }
+        let index = index.parse().map_err(|_| {
+            self.error(
+                start,
+                format!("meta index `{index}` is not a non-negative integer"),
+            )
+        })?;
+        Ok(Tok::Meta(key, index))
+    }
+
+    fn hash_attr(&mut self, start: usize) -> Result<Tok, LexError> {
+        if self.rest().starts_with("#[metadata]") {
+            for _ in 0.."#[metadata]".len() {
+                self.bump();
+            }
+            let rest = self.rest().to_owned();
+            while self.bump().is_some() {}
+            return Ok(Tok::Metadata(rest));
+        }
+        if self.rest().starts_with("#[version") {
+            for _ in 0.."#[version".len() {
+                self.bump();
+            }
+            self.skip_trivia()?;
+            if self.bump() != Some('=') {
+                return Err(self.error(start, "expected `=` in the version header"));
+            }
+            self.skip_trivia()?;
+            let Ok(Tok::Str(v)) = self.token('"') else {
+                return Err(self.error(start, "expected a quoted version in the version header"));
+            };
+            self.skip_trivia()?;
+            if self.bump() != Some(']') {
+                return Err(self.error(start, "expected `]` to close the version header"));
+            }
+            return Ok(Tok::Version(v));
+        }
+        self.bump();
+        Err(self.error(start, "expected `#[version = \"0.0.5\"]` or `#[metadata]`"))
+    }
+}
+
+fn negate(tok: Tok) -> Tok {
+    match tok {
+        Tok::Int(v, bits, explicit) => Tok::Int(-v, bits, explicit),
+        Tok::Float(v, bits) => Tok::Float(-v, bits),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        lex(s).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn lexes_the_spec_cases() {
+        assert_eq!(
+            toks("%x_0 %12 @main nn.relu"),
+            vec![
+                Tok::Local("x_0".into()),
+                Tok::Graph(12),
+                Tok::Global("main".into()),
+                Tok::Ident("nn".into()),
+                Tok::Punct("."),
+                Tok::Ident("relu".into()),
+                Tok::Eof
+            ]
+        );
+        assert_eq!(
+            toks("-5 --10 ---10")[..3],
+            [
+                Tok::Int(-5, 32, false),
+                Tok::Int(10, 32, false),
+                Tok::Int(-10, 32, false)
+            ]
+        );
+        assert_eq!(
+            toks("1e-05f 1.5f 3f64 -inff")[..4],
+            [
+                Tok::Float(1e-5, 32),
+                Tok::Float(1.5, 32),
+                Tok::Float(3.0, 64),
+                Tok::Float(f64::NEG_INFINITY, 32)
+            ]
+        );
+        assert_eq!(
+            toks("5i64 5i16 5i")[..3],
+            [
+                Tok::Int(5, 64, true),
+                Tok::Int(5, 16, true),
+                Tok::Int(5, 32, true)
+            ]
+        );
+        assert_eq!(
+            toks("/* a /* b */ c */ x // y\n z")[..2],
+            [Tok::Ident("x".into()), Tok::Ident("z".into())]
+        );
+        assert_eq!(toks("a/b")[0], Tok::Ident("a/b".into()));
+        assert_eq!(
+            toks("meta[relay.Constant][3]")[0],
+            Tok::Meta("relay.Constant".into(), 3)
+        );
+        assert_eq!(
+            toks("%t.0")[..3],
+            [
+                Tok::Local("t".into()),
+                Tok::Punct("."),
+                Tok::Int(0, 32, false)
+            ]
+        );
+        assert_eq!(toks("%n-1")[1], Tok::Int(-1, 32, false));
+    }
+
+    #[test]
+    fn reports_bad_numbers() {
+        assert!(
+            lex("1.0")
+                .unwrap_err()
+                .message
+                .contains("needs an `f` suffix")
+        );
+        assert!(lex("2-1").unwrap_err().message.contains("invalid number"));
+        assert!(
+            lex("65505f16")
+                .unwrap_err()
+                .message
+                .contains("does not fit")
+        );
+        assert!(lex("/* open").unwrap_err().message.contains("unterminated"));
+    }
+}

@@ -1,0 +1,40 @@
+//! A Relay-style dialect: expressions and types defined with the derives
+//! only, TVM's text format (version 0.0.5), and passes.
+//!
+//! ```
+//! use ir_passes::relay::{parse_module, print_module};
+//!
+//! let text = r#"#[version = "0.0.5"]
+//! def @main(%x: Tensor[(2), float32]) -> Tensor[(2), float32] {
+//!   let %y = add(%x, 1f);
+//!   multiply(%y, %y)
+//! }
+//! "#;
+//! let module = parse_module(text).unwrap();
+//! assert_eq!(print_module(&module), text);
+//! ```
+
+mod attrs;
+mod dtype;
+mod expr;
+mod lexer;
+mod module;
+mod parser;
+mod printer;
+mod tensor;
+mod ty;
+
+pub use attrs::{AttrValue, Attrs};
+pub use dtype::{DType, DTypeCode};
+pub use expr::{
+    Call, Constant, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function, GlobalVar, If, Let, Op,
+    Span, Tuple, TupleGetItem, Var,
+};
+pub use module::RelayModule;
+pub use parser::{ParseError, parse_expr, parse_module};
+pub use printer::{print_expr, print_module, print_type};
+pub use tensor::Tensor;
+pub use ty::{
+    Dim, FuncType, IncompleteType, TensorType, TupleType, Type, TypeMutator, TypeRewriter,
+    TypeVisitor,
+};

@@ -1,0 +1,875 @@
+//! Parsing TVM's text format (0.0.5): modules (`def @main(...) {...}`) and
+//! expression-level text (`tvm.relay.parse_expr`). Errors carry `line:col`,
+//! what was expected, and the source line with a caret; nothing panics.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use ir_core::Node;
+use ir_core::stack::guarded;
+
+use super::attrs::{AttrValue, Attrs};
+use super::dtype::DType;
+use super::expr::{
+    Call, Constant, Expr, Function, GlobalVar, If, Let, Op, Span, Tuple, TupleGetItem, Var,
+};
+use super::lexer::{LexError, Tok, Token, lex};
+use super::module::RelayModule;
+use super::tensor::Tensor;
+use super::ty::{Dim, FuncType, Type};
+
+/// A parse error: position, message, and a rendering with the source line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// What went wrong, e.g. "expected `)`, found `;`".
+    pub message: String,
+    /// The report: `line:col: message`, the source line, a caret.
+    pub report: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.report)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+fn position(src: &str, offset: usize) -> (u32, u32) {
+    let offset = offset.min(src.len());
+    let before = &src[..offset];
+    let line = before.matches('\n').count() as u32 + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+    (line, col)
+}
+
+fn make_error(src: &str, start: usize, end: usize, message: String) -> ParseError {
+    let (line, col) = position(src, start);
+    let start = start.min(src.len());
+    let end = end.clamp(start, src.len());
+    let mut rendered = Vec::new();
+    let report = ariadne::Report::build(ariadne::ReportKind::Error, ("input", start..end))
+        .with_config(
+            ariadne::Config::default()
+                .with_color(false)
+                .with_char_set(ariadne::CharSet::Ascii),
+        )
+        .with_message(format!("{line}:{col}: {message}"))
+        .with_label(ariadne::Label::new(("input", start..end.max(start))).with_message(&message))
+        .finish()
+        .write(("input", ariadne::Source::from(src)), &mut rendered);
+    let report = match report {
+        Ok(()) => String::from_utf8_lossy(&rendered).into_owned(),
+        Err(_) => format!("{line}:{col}: {message}"),
+    };
+    ParseError {
+        line,
+        col,
+        message,
+        report,
+    }
+}
+
+/// Parses a module; the `#[version = "0.0.5"]` header is required.
+pub fn parse_module(src: &str) -> Result<RelayModule, ParseError> {
+    let mut p = Parser::new(src)?;
+    p.parse_module()
+}
+
+/// Parses expression-level text (`free_var`s, lets, a final expression); the
+/// version header is optional.
+pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
+    let mut p = Parser::new(src)?;
+    p.parse_expr_text()
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+struct Parser<'a> {
+    src: &'a str,
+    toks: Vec<Token>,
+    pos: usize,
+    scopes: Vec<HashMap<String, Node<Var>>>,
+    graph: HashMap<u64, Expr>,
+    meta: Vec<Tensor>,
+    meta_nodes: HashMap<usize, Expr>,
+}
+
+const KEYWORDS: [&str; 14] = [
+    "let",
+    "fn",
+    "def",
+    "if",
+    "else",
+    "type",
+    "match",
+    "extern",
+    "free_var",
+    "ref",
+    "ref_read",
+    "ref_write",
+    "True",
+    "False",
+];
+
+fn binop(tok: &Tok) -> Option<(u8, &'static str)> {
+    match tok {
+        Tok::Punct("*") => Some((12, "multiply")),
+        Tok::Punct("/") => Some((12, "divide")),
+        Tok::Punct("+") => Some((10, "add")),
+        Tok::Punct("-") => Some((10, "subtract")),
+        Tok::Punct("<") => Some((8, "less")),
+        Tok::Punct("<=") => Some((8, "less_equal")),
+        Tok::Punct(">") => Some((8, "greater")),
+        Tok::Punct(">=") => Some((8, "greater_equal")),
+        Tok::Punct("==") => Some((7, "equal")),
+        Tok::Punct("!=") => Some((7, "not_equal")),
+        _ => None,
+    }
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> PResult<Self> {
+        let toks = lex(src).map_err(|e: LexError| make_error(src, e.start, e.end, e.message))?;
+        let mut p = Parser {
+            src,
+            toks,
+            pos: 0,
+            scopes: vec![HashMap::new()],
+            graph: HashMap::new(),
+            meta: Vec::new(),
+            meta_nodes: HashMap::new(),
+        };
+        p.load_metadata()?;
+        Ok(p)
+    }
+
+    // ---- token helpers ----
+
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos.min(self.toks.len() - 1)].tok
+    }
+
+    fn peek_at(&self, n: usize) -> &Tok {
+        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+    }
+
+    fn token(&self) -> &Token {
+        &self.toks[self.pos.min(self.toks.len() - 1)]
+    }
+
+    fn span(&self) -> Span {
+        let t = self.token();
+        Span {
+            line: t.line,
+            col: t.col,
+        }
+    }
+
+    fn bump(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn error_here(&self, message: impl Into<String>) -> ParseError {
+        let t = self.token();
+        make_error(self.src, t.start, t.end, message.into())
+    }
+
+    fn expected(&self, what: &str) -> ParseError {
+        self.error_here(format!("expected {what}, found {}", self.peek().describe()))
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        if matches!(self.peek(), Tok::Punct(q) if *q == p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, p: &str) -> PResult<()> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("`{p}`")))
+        }
+    }
+
+    fn is_keyword(&self, k: &str) -> bool {
+        matches!(self.peek(), Tok::Ident(s) if s == k)
+    }
+
+    fn eat_keyword(&mut self, k: &str) -> bool {
+        if self.is_keyword(k) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    // ---- metadata ----
+
+    fn load_metadata(&mut self) -> PResult<()> {
+        let Some(index) = self
+            .toks
+            .iter()
+            .position(|t| matches!(t.tok, Tok::Metadata(_)))
+        else {
+            return Ok(());
+        };
+        let (Tok::Metadata(text), start, end) = (
+            &self.toks[index].tok,
+            self.toks[index].start,
+            self.toks[index].end,
+        ) else {
+            return Ok(());
+        };
+        let err = |m: String| make_error(self.src, start, end, m);
+        let json: serde_json::Value = serde_json::from_str(text.trim())
+            .map_err(|e| err(format!("the metadata section is not valid JSON: {e}")))?;
+        let constants = json
+            .get("relay.Constant")
+            .and_then(|c| c.as_array())
+            .ok_or_else(|| {
+                err("expected metadata of the form {\"relay.Constant\": [...]}".into())
+            })?;
+        for (i, c) in constants.iter().enumerate() {
+            let dtype: DType = c
+                .get("dtype")
+                .and_then(|d| d.as_str())
+                .ok_or_else(|| err(format!("relay.Constant {i}: expected a \"dtype\" string")))?
+                .parse()
+                .map_err(|e| err(format!("relay.Constant {i}: {e}")))?;
+            let shape: Vec<usize> = c
+                .get("shape")
+                .and_then(|s| s.as_array())
+                .and_then(|s| s.iter().map(|d| d.as_u64().map(|d| d as usize)).collect())
+                .ok_or_else(|| {
+                    err(format!(
+                        "relay.Constant {i}: expected a \"shape\" list of integers"
+                    ))
+                })?;
+            let data: Vec<f64> = c
+                .get("data")
+                .and_then(|s| s.as_array())
+                .and_then(|s| s.iter().map(|d| d.as_f64()).collect())
+                .ok_or_else(|| {
+                    err(format!(
+                        "relay.Constant {i}: expected a \"data\" list of numbers"
+                    ))
+                })?;
+            let tensor = Tensor::from_f64s(dtype, &shape, &data)
+                .map_err(|e| err(format!("relay.Constant {i}: {e}")))?;
+            self.meta.push(tensor);
+        }
+        Ok(())
+    }
+
+    // ---- entry points ----
+
+    fn parse_module(&mut self) -> PResult<RelayModule> {
+        match self.peek().clone() {
+            Tok::Version(v) if v == "0.0.5" => {
+                self.bump();
+            }
+            Tok::Version(v) => {
+                return Err(
+                    self.error_here(format!("unsupported version \"{v}\": expected \"0.0.5\""))
+                );
+            }
+            _ => return Err(self.expected("the version header `#[version = \"0.0.5\"]`")),
+        }
+        let mut module = RelayModule::new();
+        while self.eat_keyword("def") {
+            let Tok::Global(name) = self.peek().clone() else {
+                return Err(self.expected("a global name such as `@main`"));
+            };
+            let at = self.token().clone();
+            self.bump();
+            self.graph.clear();
+            let f = self.function_rest(self.span())?;
+            if module.add_function(name.clone(), f).is_err() {
+                return Err(make_error(
+                    self.src,
+                    at.start,
+                    at.end,
+                    format!("@{name} is defined twice"),
+                ));
+            }
+        }
+        self.finish()?;
+        Ok(module)
+    }
+
+    fn parse_expr_text(&mut self) -> PResult<Expr> {
+        if let Tok::Version(v) = self.peek().clone() {
+            if v != "0.0.5" {
+                return Err(
+                    self.error_here(format!("unsupported version \"{v}\": expected \"0.0.5\""))
+                );
+            }
+            self.bump();
+        }
+        let e = self.seq()?;
+        self.finish()?;
+        Ok(e)
+    }
+
+    fn finish(&mut self) -> PResult<()> {
+        if matches!(self.peek(), Tok::Metadata(_)) {
+            self.bump();
+        }
+        match self.peek() {
+            Tok::Eof => Ok(()),
+            _ => Err(self.expected("a definition (`def @name`) or the end of input")),
+        }
+    }
+
+    // ---- sequences and scopes ----
+
+    fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.scopes.push(HashMap::new());
+        let r = f(self);
+        self.scopes.pop();
+        r
+    }
+
+    fn lookup(&self, name: &str) -> Option<Node<Var>> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+    }
+
+    fn bind(&mut self, v: &Node<Var>) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(v.name.clone(), v.clone());
+        }
+    }
+
+    /// An expression sequence, in its own scope; the lets are chained from
+    /// the end without recursion, so a million-binding chain is fine.
+    fn seq(&mut self) -> PResult<Expr> {
+        self.with_scope(|p| {
+            let mut lets: Vec<(Node<Var>, Expr, Span)> = Vec::new();
+            let last = loop {
+                let span = p.span();
+                if p.eat_keyword("let") {
+                    let var = p.var_def()?;
+                    p.expect("=")?;
+                    p.bind(&var);
+                    let value = p.binop_expr()?;
+                    p.expect(";")?;
+                    lets.push((var, value, span));
+                    continue;
+                }
+                if p.eat_keyword("free_var") {
+                    let var = p.var_def()?;
+                    p.expect(";")?;
+                    if let Some(bottom) = p.scopes.first_mut() {
+                        bottom.insert(var.name.clone(), var.clone());
+                    }
+                    continue;
+                }
+                if let (Tok::Graph(n), Tok::Punct("=")) = (p.peek().clone(), p.peek_at(1).clone()) {
+                    p.bump();
+                    p.bump();
+                    let value = p.binop_expr()?;
+                    p.expect(";")?;
+                    p.graph.entry(n).or_insert(value);
+                    continue;
+                }
+                let e = if matches!(p.peek(), Tok::Punct("{")) {
+                    p.bump();
+                    let inner = p.seq()?;
+                    p.expect("}")?;
+                    inner
+                } else {
+                    p.binop_expr()?
+                };
+                if p.eat(";") {
+                    let var = Expr::var("_", Some(Type::incomplete()));
+                    lets.push((var, e, span));
+                    continue;
+                }
+                break e;
+            };
+            Ok(lets
+                .into_iter()
+                .rev()
+                .fold(last, |body, (var, value, span)| {
+                    Let {
+                        var,
+                        value,
+                        body,
+                        span,
+                    }
+                    .into()
+                }))
+        })
+    }
+
+    fn var_def(&mut self) -> PResult<Node<Var>> {
+        let span = self.span();
+        let Tok::Local(name) = self.peek().clone() else {
+            return Err(self.expected("a variable such as `%x`"));
+        };
+        self.bump();
+        let annotation = if self.eat(":") {
+            Some(self.ty()?)
+        } else {
+            None
+        };
+        Ok(Node::new(Var {
+            name,
+            annotation,
+            span,
+        }))
+    }
+
+    // ---- expressions ----
+
+    fn binop_expr(&mut self) -> PResult<Expr> {
+        self.binop_from(0)
+    }
+
+    /// Precedence climbing, all operators left-associative.
+    fn binop_from(&mut self, min_prec: u8) -> PResult<Expr> {
+        guarded(|| {
+            let mut lhs = self.call_expr()?;
+            while let Some((prec, op)) = binop(self.peek()) {
+                if prec < min_prec {
+                    break;
+                }
+                let span = self.span();
+                self.bump();
+                let rhs = self.binop_from(prec + 1)?;
+                lhs = Call {
+                    op: Op {
+                        name: op.into(),
+                        span,
+                    }
+                    .into(),
+                    args: vec![lhs, rhs],
+                    attrs: Attrs::new(),
+                    span,
+                }
+                .into();
+            }
+            Ok(lhs)
+        })
+    }
+
+    fn call_expr(&mut self) -> PResult<Expr> {
+        let mut e = self.atom()?;
+        while matches!(self.peek(), Tok::Punct("(")) {
+            let span = self.span();
+            self.bump();
+            let (args, attrs) = self.call_args()?;
+            e = Call {
+                op: e,
+                args,
+                attrs,
+                span,
+            }
+            .into();
+        }
+        Ok(e)
+    }
+
+    fn at_attr(&self) -> bool {
+        matches!(self.peek(), Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()))
+            && matches!(self.peek_at(1), Tok::Punct("="))
+    }
+
+    fn call_args(&mut self) -> PResult<(Vec<Expr>, Attrs)> {
+        let mut args = Vec::new();
+        let mut attrs = Attrs::new();
+        loop {
+            if self.eat(")") {
+                return Ok((args, attrs));
+            }
+            if self.at_attr() {
+                let (k, v) = self.attr()?;
+                attrs.insert(k, v);
+            } else if attrs.is_empty() {
+                args.push(self.seq()?);
+            } else {
+                return Err(
+                    self.expected("an attribute `name=value` (arguments come before attributes)")
+                );
+            }
+            if !self.eat(",") {
+                self.expect(")")?;
+                return Ok((args, attrs));
+            }
+        }
+    }
+
+    fn attr(&mut self) -> PResult<(String, AttrValue)> {
+        let Tok::Ident(name) = self.bump() else {
+            return Err(self.expected("an attribute name"));
+        };
+        self.expect("=")?;
+        Ok((name, self.attr_value()?))
+    }
+
+    fn attr_value(&mut self) -> PResult<AttrValue> {
+        guarded(|| {
+            Ok(match self.peek().clone() {
+                Tok::Int(v, ..) => {
+                    self.bump();
+                    AttrValue::Int(
+                        i64::try_from(v).map_err(|_| self.error_here("integer out of range"))?,
+                    )
+                }
+                Tok::Float(v, _) => {
+                    self.bump();
+                    AttrValue::Float(v)
+                }
+                Tok::Str(s) => {
+                    self.bump();
+                    AttrValue::Str(s)
+                }
+                Tok::Ident(s) if s == "True" || s == "False" => {
+                    self.bump();
+                    AttrValue::Bool(s == "True")
+                }
+                Tok::Ident(s) if s == "None" || s == "nullptr" => {
+                    self.bump();
+                    AttrValue::Null
+                }
+                Tok::Punct("[") => {
+                    self.bump();
+                    let mut items = Vec::new();
+                    while !self.eat("]") {
+                        items.push(self.attr_value()?);
+                        if !self.eat(",") {
+                            self.expect("]")?;
+                            break;
+                        }
+                    }
+                    AttrValue::List(items)
+                }
+                Tok::Punct("(") => {
+                    self.bump();
+                    let v = self.attr_value()?;
+                    self.expect(")")?;
+                    v
+                }
+                _ => {
+                    return Err(
+                        self.expected("an attribute value (number, string, bool, list or None)")
+                    );
+                }
+            })
+        })
+    }
+
+    fn atom(&mut self) -> PResult<Expr> {
+        let e = self.atom_base()?;
+        if let (Tok::Punct("."), Tok::Int(index, _, _)) = (self.peek(), self.peek_at(1).clone()) {
+            let span = self.span();
+            self.bump();
+            self.bump();
+            let index = usize::try_from(index)
+                .map_err(|_| self.error_here("a tuple index cannot be negative"))?;
+            return Ok(TupleGetItem {
+                tuple: e,
+                index,
+                span,
+            }
+            .into());
+        }
+        Ok(e)
+    }
+
+    fn constant(&self, data: Tensor, span: Span) -> Expr {
+        Constant { data, span }.into()
+    }
+
+    fn atom_base(&mut self) -> PResult<Expr> {
+        let span = self.span();
+        match self.peek().clone() {
+            Tok::Int(v, bits, explicit) => {
+                self.bump();
+                let data = match (bits, explicit) {
+                    (16, _) => i16::try_from(v)
+                        .map(|v| Tensor::I16(ndarray::arr0(v).into_dyn()))
+                        .ok(),
+                    (64, _) | (32, false) if i32::try_from(v).is_err() || bits == 64 => {
+                        i64::try_from(v)
+                            .map(|v| Tensor::I64(ndarray::arr0(v).into_dyn()))
+                            .ok()
+                    }
+                    _ => i32::try_from(v).map(Tensor::scalar_i32).ok(),
+                };
+                let Some(data) = data else {
+                    self.pos -= 1;
+                    return Err(self.error_here(format!("{v} does not fit in int{bits}")));
+                };
+                Ok(self.constant(data, span))
+            }
+            Tok::Float(v, bits) => {
+                self.bump();
+                let data = match bits {
+                    64 => Tensor::F64(ndarray::arr0(v).into_dyn()),
+                    16 => {
+                        self.pos -= 1;
+                        return Err(self
+                            .error_here("float16 constants are not supported; use float32 (`f`)"));
+                    }
+                    _ => Tensor::scalar_f32(v as f32),
+                };
+                Ok(self.constant(data, span))
+            }
+            Tok::Ident(s) if s == "True" || s == "False" => {
+                self.bump();
+                Ok(self.constant(Tensor::scalar_bool(s == "True"), span))
+            }
+            Tok::Local(name) => {
+                let Some(var) = self.lookup(&name) else {
+                    return Err(self.error_here(format!("unbound variable `%{name}`")));
+                };
+                self.bump();
+                Ok(var.into())
+            }
+            Tok::Graph(n) => {
+                let Some(e) = self.graph.get(&n).cloned() else {
+                    return Err(self.error_here(format!(
+                        "graph variable `%{n}` is used before it is defined"
+                    )));
+                };
+                self.bump();
+                Ok(e)
+            }
+            Tok::Global(name) => {
+                self.bump();
+                Ok(GlobalVar { name, span }.into())
+            }
+            Tok::Meta(key, index) => {
+                if key != "relay.Constant" {
+                    return Err(self.error_here(format!(
+                        "unknown metadata key `{key}`: expected relay.Constant"
+                    )));
+                }
+                if let Some(e) = self.meta_nodes.get(&index) {
+                    let e = e.clone();
+                    self.bump();
+                    return Ok(e);
+                }
+                let Some(data) = self.meta.get(index).cloned() else {
+                    return Err(self.error_here(format!(
+                        "meta[relay.Constant][{index}] is out of range: the metadata has {} constants",
+                        self.meta.len()
+                    )));
+                };
+                self.bump();
+                let e = self.constant(data, span);
+                self.meta_nodes.insert(index, e.clone());
+                Ok(e)
+            }
+            Tok::Ident(s) if s == "fn" => {
+                self.bump();
+                Ok(self.function_rest(span)?.into())
+            }
+            Tok::Ident(s) if s == "if" => {
+                self.bump();
+                self.expect("(")?;
+                let cond = self.seq()?;
+                self.expect(")")?;
+                let then_branch = self.braced()?;
+                if !self.eat_keyword("else") {
+                    return Err(self.expected("`else` (both branches are required)"));
+                }
+                let else_branch = self.braced()?;
+                Ok(If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                    span,
+                }
+                .into())
+            }
+            Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()) && s != "_" => {
+                self.bump();
+                let mut name = s;
+                while matches!(self.peek(), Tok::Punct("."))
+                    && matches!(self.peek_at(1), Tok::Ident(_))
+                {
+                    self.bump();
+                    if let Tok::Ident(part) = self.bump() {
+                        name.push('.');
+                        name.push_str(&part);
+                    }
+                }
+                Ok(Op { name, span }.into())
+            }
+            Tok::Punct("(") => {
+                self.bump();
+                if self.eat(")") {
+                    return Ok(Tuple {
+                        fields: vec![],
+                        span,
+                    }
+                    .into());
+                }
+                let first = self.seq()?;
+                if self.eat(")") {
+                    return Ok(first);
+                }
+                self.expect(",")?;
+                let mut fields = vec![first];
+                while !self.eat(")") {
+                    fields.push(self.seq()?);
+                    if !self.eat(",") {
+                        self.expect(")")?;
+                        break;
+                    }
+                }
+                Ok(Tuple { fields, span }.into())
+            }
+            _ => Err(self.expected("an expression")),
+        }
+    }
+
+    fn braced(&mut self) -> PResult<Expr> {
+        self.expect("{")?;
+        let e = self.seq()?;
+        self.expect("}")?;
+        Ok(e)
+    }
+
+    /// `[T, ...]? (params, attrs) -> R { body }` after `fn` or `def @name`.
+    fn function_rest(&mut self, span: Span) -> PResult<Node<Function>> {
+        if self.eat("[") {
+            while !self.eat("]") {
+                if !matches!(self.bump(), Tok::Ident(_)) {
+                    return Err(self.expected("a type parameter name"));
+                }
+                if !self.eat(",") {
+                    self.expect("]")?;
+                    break;
+                }
+            }
+        }
+        self.expect("(")?;
+        self.with_scope(|p| {
+            let mut params = Vec::new();
+            let mut attrs = Attrs::new();
+            loop {
+                if p.eat(")") {
+                    break;
+                }
+                if p.at_attr() {
+                    let (k, v) = p.attr()?;
+                    attrs.insert(k, v);
+                } else if attrs.is_empty() {
+                    let v = p.var_def()?;
+                    p.bind(&v);
+                    params.push(v);
+                } else {
+                    return Err(p.expected(
+                        "an attribute `name=value` (parameters come before attributes)",
+                    ));
+                }
+                if !p.eat(",") {
+                    p.expect(")")?;
+                    break;
+                }
+            }
+            let ret_type = if p.eat("->") { Some(p.ty()?) } else { None };
+            let body = p.braced()?;
+            Ok(Node::new(Function {
+                params,
+                ret_type,
+                body,
+                attrs,
+                span,
+            }))
+        })
+    }
+
+    // ---- types ----
+
+    fn ty(&mut self) -> PResult<Type> {
+        guarded(|| match self.peek().clone() {
+            Tok::Ident(s) if s == "Tensor" => {
+                self.bump();
+                self.expect("[")?;
+                self.expect("(")?;
+                let mut shape = Vec::new();
+                while !self.eat(")") {
+                    match self.bump() {
+                        Tok::Int(n, ..) => shape.push(Dim::Known(
+                            i64::try_from(n)
+                                .map_err(|_| self.error_here("dimension out of range"))?,
+                        )),
+                        Tok::Punct("?") => shape.push(Dim::Any),
+                        _ => {
+                            self.pos -= 1;
+                            return Err(self.expected("a dimension (an integer or `?`)"));
+                        }
+                    }
+                    if !self.eat(",") {
+                        self.expect(")")?;
+                        break;
+                    }
+                }
+                self.expect(",")?;
+                let dtype = self.dtype()?;
+                self.expect("]")?;
+                Ok(Type::tensor(shape, dtype))
+            }
+            Tok::Ident(s) if s == "_" => {
+                self.bump();
+                Ok(Type::incomplete())
+            }
+            Tok::Ident(s) if s == "fn" => {
+                self.bump();
+                self.expect("(")?;
+                let mut params = Vec::new();
+                while !self.eat(")") {
+                    params.push(self.ty()?);
+                    if !self.eat(",") {
+                        self.expect(")")?;
+                        break;
+                    }
+                }
+                self.expect("->")?;
+                let ret = self.ty()?;
+                Ok(FuncType { params, ret }.into())
+            }
+            Tok::Ident(_) => Ok(Type::scalar(self.dtype()?)),
+            Tok::Punct("(") => {
+                self.bump();
+                let mut fields = Vec::new();
+                while !self.eat(")") {
+                    fields.push(self.ty()?);
+                    if !self.eat(",") {
+                        self.expect(")")?;
+                        break;
+                    }
+                }
+                Ok(Type::tuple(fields))
+            }
+            _ => Err(self.expected("a type")),
+        })
+    }
+
+    fn dtype(&mut self) -> PResult<DType> {
+        let Tok::Ident(name) = self.peek().clone() else {
+            return Err(self.expected("a dtype such as `float32`"));
+        };
+        let d = name.parse().map_err(|e: String| self.error_here(e))?;
+        self.bump();
+        Ok(d)
+    }
+}

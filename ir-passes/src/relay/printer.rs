@@ -1,0 +1,471 @@
+//! Printing in TVM's text format (0.0.5), so that printing then parsing gives
+//! a structurally equal program: graph nodes used more than once are bound
+//! once with `%N = ...;` (sharing survives), non-scalar constants go to the
+//! `#[metadata]` section, variable names are made unique.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use ir_core::stack::guarded;
+use ir_core::{Family, Node, Walk};
+use rustc_hash::FxHashMap;
+
+use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
+use super::module::RelayModule;
+use super::tensor::Tensor;
+use super::ty::{Type, TypeVisitor};
+
+/// Prints a module: the version header, each `def`, and metadata if any.
+pub fn print_module(module: &RelayModule) -> String {
+    let mut p = Printer::default();
+    let mut out = String::from("#[version = \"0.0.5\"]\n");
+    for (name, function) in module.functions() {
+        p.reset_function();
+        p.count_uses(&function.body);
+        p.begin_block();
+        p.line_start();
+        p.write(&format!("def @{name}"));
+        p.signature(function);
+        p.write(" ");
+        p.braced_seq(&function.body);
+        p.line_end();
+        out.push_str(&p.end_block());
+    }
+    out.push_str(&p.metadata());
+    out
+}
+
+/// Prints an expression as expression-level text (`tvm.relay.parse_expr`):
+/// free variables are declared first with `free_var`.
+pub fn print_expr(e: &Expr) -> String {
+    let mut p = Printer::default();
+    p.count_uses(e);
+    p.begin_block();
+    for var in free_vars(e) {
+        p.line_start();
+        p.write("free_var ");
+        p.var_def(&var);
+        p.write(";");
+        p.line_end();
+    }
+    p.seq(e);
+    let mut out = p.end_block();
+    out.push_str(&p.metadata());
+    out
+}
+
+/// Prints a type: `Tensor[(1, 4), float32]`, `(int32, bool)`, `fn (T) -> R`, `_`.
+pub fn print_type(t: &Type) -> String {
+    let mut out = String::new();
+    write_type(&mut out, t);
+    out
+}
+
+fn write_type(out: &mut String, t: &Type) {
+    guarded(|| match t {
+        Type::TensorType(t) => {
+            if t.shape.is_empty() {
+                let _ = write!(out, "{}", t.dtype);
+            } else {
+                let dims: Vec<String> = t.shape.iter().map(ToString::to_string).collect();
+                let _ = write!(out, "Tensor[({}), {}]", dims.join(", "), t.dtype);
+            }
+        }
+        Type::TupleType(t) => {
+            out.push('(');
+            for (i, f) in t.fields.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type(out, f);
+            }
+            if t.fields.len() == 1 {
+                out.push(',');
+            }
+            out.push(')');
+        }
+        Type::FuncType(t) => {
+            out.push_str("fn (");
+            for (i, p) in t.params.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_type(out, p);
+            }
+            out.push_str(") -> ");
+            write_type(out, &t.ret);
+        }
+        Type::IncompleteType(_) => out.push('_'),
+    })
+}
+
+/// Free variables in order of first use.
+fn free_vars(e: &Expr) -> Vec<Node<Var>> {
+    #[derive(Default)]
+    struct Free {
+        bound: HashSet<usize>,
+        seen: HashSet<usize>,
+        free: Vec<Node<Var>>,
+        visited: ir_core::VisitedSet<Expr>,
+    }
+    impl TypeVisitor for Free {}
+    impl ExprVisitor for Free {
+        fn visit_expr(&mut self, e: &Expr) {
+            if self.visited.first_visit(e) {
+                e.walk(self);
+            }
+        }
+        fn visit_var_def(&mut self, v: &Node<Var>) {
+            self.bound.insert(v.addr());
+            v.walk(self);
+        }
+        fn visit_var(&mut self, v: &Node<Var>) {
+            if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
+                self.free.push(v.clone());
+            }
+        }
+    }
+    let mut f = Free::default();
+    f.visit_expr(e);
+    f.free
+}
+
+#[derive(Default)]
+struct Printer {
+    /// Finished text of each open block.
+    blocks: Vec<String>,
+    /// Lines being built (a nested binding starts a new one).
+    lines: Vec<String>,
+    indent: usize,
+    /// References to each shared node (only nodes with several handles are counted).
+    uses: FxHashMap<usize, u32>,
+    /// `%N` of graph nodes already bound.
+    bound: FxHashMap<usize, String>,
+    next_binding: usize,
+    var_names: FxHashMap<usize, String>,
+    taken: HashSet<String>,
+    meta: Vec<Tensor>,
+    meta_index: FxHashMap<usize, usize>,
+}
+
+impl Printer {
+    fn reset_function(&mut self) {
+        self.uses.clear();
+        self.bound.clear();
+        self.next_binding = 0;
+    }
+
+    fn count_uses(&mut self, e: &Expr) {
+        struct Count<'a>(&'a mut FxHashMap<usize, u32>);
+        impl TypeVisitor for Count<'_> {}
+        impl ExprVisitor for Count<'_> {
+            fn visit_expr(&mut self, e: &Expr) {
+                if e.strong_count() == 1 {
+                    return e.walk(self);
+                }
+                let n = self.0.entry(e.addr()).or_insert(0);
+                *n += 1;
+                if *n == 1 {
+                    e.walk(self);
+                }
+            }
+        }
+        Count(&mut self.uses).visit_expr(e);
+    }
+
+    fn write(&mut self, s: &str) {
+        if let Some(line) = self.lines.last_mut() {
+            line.push_str(s);
+        }
+    }
+
+    fn begin_block(&mut self) {
+        self.blocks.push(String::new());
+    }
+
+    fn end_block(&mut self) -> String {
+        self.blocks.pop().unwrap_or_default()
+    }
+
+    fn line_start(&mut self) {
+        self.lines.push(String::new());
+    }
+
+    fn line_end(&mut self) {
+        let line = self.lines.pop().unwrap_or_default();
+        if let Some(block) = self.blocks.last_mut() {
+            for _ in 0..self.indent {
+                block.push_str("  ");
+            }
+            block.push_str(&line);
+            block.push('\n');
+        }
+    }
+
+    /// `{`, the sequence indented, `}` (the braces go into the current line).
+    fn braced_seq(&mut self, e: &Expr) {
+        self.write("{");
+        self.nested_seq(e);
+        self.write("}");
+    }
+
+    fn nested_seq(&mut self, e: &Expr) {
+        self.indent += 1;
+        self.begin_block();
+        self.seq(e);
+        let text = self.end_block();
+        self.indent -= 1;
+        self.write("\n");
+        self.write(&text);
+        let pad = "  ".repeat(self.indent);
+        self.write(&pad);
+    }
+
+    /// An expression sequence: a let chain as items, then the final expression.
+    fn seq(&mut self, e: &Expr) {
+        let mut e = e.clone();
+        loop {
+            let next = match &e {
+                Expr::Let(l) if !self.is_shared(&e) => {
+                    self.line_start();
+                    self.write("let ");
+                    self.var_def(&l.var);
+                    self.write(" = ");
+                    self.expr(&l.value);
+                    self.write(";");
+                    self.line_end();
+                    l.body.clone()
+                }
+                _ => break,
+            };
+            e = next;
+        }
+        self.line_start();
+        self.expr(&e);
+        self.line_end();
+    }
+
+    fn is_shared(&self, e: &Expr) -> bool {
+        self.uses.get(&e.addr()).is_some_and(|&n| n > 1)
+    }
+
+    fn is_graph(e: &Expr) -> bool {
+        matches!(
+            e,
+            Expr::Call(_) | Expr::Tuple(_) | Expr::Function(_) | Expr::Let(_) | Expr::If(_)
+        )
+    }
+
+    /// An expression in expression position: a reference to its binding if
+    /// it is a shared graph node, else the node itself.
+    fn expr(&mut self, e: &Expr) {
+        guarded(|| {
+            if let Some(name) = self.bound.get(&e.addr()) {
+                let name = name.clone();
+                return self.write(&name);
+            }
+            if Self::is_graph(e) && self.is_shared(e) {
+                self.line_start();
+                self.inline(e);
+                let text = self.lines.pop().unwrap_or_default();
+                let name = format!("%{}", self.next_binding);
+                self.next_binding += 1;
+                self.line_start();
+                self.write(&format!("{name} = {text};"));
+                self.line_end();
+                self.bound.insert(e.addr(), name.clone());
+                return self.write(&name);
+            }
+            self.inline(e)
+        })
+    }
+
+    fn inline(&mut self, e: &Expr) {
+        match e {
+            Expr::Constant(c) => self.constant(c),
+            Expr::Var(v) => {
+                let name = self.var_name(v);
+                self.write(&name);
+            }
+            Expr::GlobalVar(g) => self.write(&format!("@{}", g.name)),
+            Expr::Op(op) => self.write(&op.name),
+            Expr::Tuple(t) => {
+                self.write("(");
+                for (i, f) in t.fields.iter().enumerate() {
+                    if i > 0 {
+                        self.write(", ");
+                    }
+                    self.expr(f);
+                }
+                if t.fields.len() == 1 {
+                    self.write(",");
+                }
+                self.write(")");
+            }
+            Expr::TupleGetItem(g) => {
+                let atomic = matches!(g.tuple, Expr::Var(_))
+                    || self.bound.contains_key(&g.tuple.addr())
+                    || (Self::is_graph(&g.tuple) && self.is_shared(&g.tuple));
+                if atomic {
+                    self.expr(&g.tuple);
+                } else {
+                    self.write("(");
+                    self.expr(&g.tuple);
+                    self.write(")");
+                }
+                self.write(&format!(".{}", g.index));
+            }
+            Expr::Call(c) => {
+                let callee_atomic = matches!(
+                    c.op,
+                    Expr::Op(_) | Expr::Var(_) | Expr::GlobalVar(_) | Expr::Call(_)
+                ) || self.bound.contains_key(&c.op.addr())
+                    || (Self::is_graph(&c.op) && self.is_shared(&c.op));
+                if callee_atomic {
+                    self.expr(&c.op);
+                } else {
+                    self.write("(");
+                    self.expr(&c.op);
+                    self.write(")");
+                }
+                self.write("(");
+                let mut first = true;
+                for a in &c.args {
+                    if !first {
+                        self.write(", ");
+                    }
+                    first = false;
+                    self.expr(a);
+                }
+                for (k, v) in &c.attrs {
+                    if !first {
+                        self.write(", ");
+                    }
+                    first = false;
+                    self.write(&format!("{k}={v}"));
+                }
+                self.write(")");
+            }
+            Expr::Function(f) => {
+                self.write("fn ");
+                self.signature(f);
+                self.write(" ");
+                self.braced_seq(&f.body);
+            }
+            Expr::Let(_) => {
+                self.write("(");
+                self.nested_seq(e);
+                self.write(")");
+            }
+            Expr::If(i) => {
+                self.write("if (");
+                self.expr(&i.cond);
+                self.write(") ");
+                self.braced_seq(&i.then_branch);
+                self.write(" else ");
+                self.braced_seq(&i.else_branch);
+            }
+        }
+    }
+
+    /// `(%x: T, %y, Attr=1) -> R`
+    fn signature(&mut self, f: &Node<Function>) {
+        self.write("(");
+        let mut first = true;
+        for p in &f.params {
+            if !first {
+                self.write(", ");
+            }
+            first = false;
+            self.var_def(p);
+        }
+        for (k, v) in &f.attrs {
+            if !first {
+                self.write(", ");
+            }
+            first = false;
+            self.write(&format!("{k}={v}"));
+        }
+        self.write(")");
+        if let Some(ret) = &f.ret_type {
+            self.write(" -> ");
+            let mut s = String::new();
+            write_type(&mut s, ret);
+            self.write(&s);
+        }
+    }
+
+    fn var_def(&mut self, v: &Node<Var>) {
+        let name = self.var_name(v);
+        self.write(&name);
+        if let Some(t) = &v.annotation {
+            let mut s = String::from(": ");
+            write_type(&mut s, t);
+            self.write(&s);
+        }
+    }
+
+    /// `%name`, unique per variable node.
+    fn var_name(&mut self, v: &Node<Var>) -> String {
+        if let Some(n) = self.var_names.get(&v.addr()) {
+            return n.clone();
+        }
+        let base: String = v
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let base = match base.chars().next() {
+            Some(c) if c.is_ascii_alphabetic() || c == '_' => base,
+            _ => format!("v{base}"),
+        };
+        let mut name = base.clone();
+        let mut k = 1;
+        while self.taken.contains(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        self.taken.insert(name.clone());
+        let printed = format!("%{name}");
+        self.var_names.insert(v.addr(), printed.clone());
+        printed
+    }
+
+    fn constant(&mut self, c: &Node<Constant>) {
+        if let Some(text) = c.data.scalar_literal() {
+            return self.write(&text);
+        }
+        let next = self.meta.len();
+        let index = *self.meta_index.entry(c.addr()).or_insert(next);
+        if index == next {
+            self.meta.push(c.data.clone());
+        }
+        self.write(&format!("meta[relay.Constant][{index}]"));
+    }
+
+    /// The `#[metadata]` section: `{"relay.Constant": [{"dtype", "shape", "data"}]}`.
+    fn metadata(&self) -> String {
+        if self.meta.is_empty() {
+            return String::new();
+        }
+        let constants: Vec<serde_json::Value> = self
+            .meta
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "dtype": t.dtype().to_string(),
+                    "shape": t.shape(),
+                    "data": t.to_f64s(),
+                })
+            })
+            .collect();
+        let json = serde_json::json!({ "relay.Constant": constants });
+        format!("#[metadata]\n{json}\n")
+    }
+}
