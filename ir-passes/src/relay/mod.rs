@@ -17,8 +17,10 @@
 mod attrs;
 mod dtype;
 mod expr;
+mod interp;
 mod lexer;
 mod module;
+mod ops;
 mod parser;
 mod printer;
 mod tensor;
@@ -30,7 +32,9 @@ pub use expr::{
     Call, Constant, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function, GlobalVar, If, Let, Op,
     Span, Tuple, TupleGetItem, Var,
 };
+pub use interp::{Closure, Value, eval_expr, run_main};
 pub use module::RelayModule;
+pub use ops::{OpDef, OpValue, op, op_names};
 pub use parser::{ParseError, parse_expr, parse_module};
 pub use printer::{print_expr, print_module, print_type};
 pub use tensor::Tensor;

@@ -1,0 +1,302 @@
+//! A reference interpreter: evaluates `@main` (or any expression) on given
+//! inputs. It is the oracle the pass tests compare against.
+
+use std::collections::HashMap;
+
+use ir_core::stack::guarded;
+use ir_core::{Family, Node, VisitedSet, Walk};
+
+use super::expr::{Expr, ExprVisitor, Function, Var};
+use super::module::RelayModule;
+use super::ops::{OpValue, op};
+use super::tensor::Tensor;
+use super::ty::TypeVisitor;
+
+/// A runtime value.
+#[derive(Debug, Clone)]
+pub enum Value {
+    /// A tensor.
+    Tensor(Tensor),
+    /// A tuple.
+    Tuple(Vec<Value>),
+    /// A function with the values of its free variables.
+    Closure(Closure),
+    /// An operator, callable.
+    Op(String),
+}
+
+/// A function value.
+#[derive(Debug, Clone)]
+pub struct Closure {
+    func: Node<Function>,
+    captured: Vec<(Node<Var>, Value)>,
+    /// The let variable naming this closure inside its own body (recursion).
+    recursive: Option<Node<Var>>,
+}
+
+impl PartialEq for Value {
+    /// Tensors and tuples by value; functions by identity of their code.
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Tensor(a), Value::Tensor(b)) => a == b,
+            (Value::Tuple(a), Value::Tuple(b)) => a == b,
+            (Value::Closure(a), Value::Closure(b)) => a.func.same_as(&b.func),
+            (Value::Op(a), Value::Op(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Value {
+    fn to_op_value(&self) -> Result<OpValue, String> {
+        match self {
+            Value::Tensor(t) => Ok(OpValue::Tensor(t.clone())),
+            Value::Tuple(items) => items
+                .iter()
+                .map(Value::to_op_value)
+                .collect::<Result<_, _>>()
+                .map(OpValue::Tuple),
+            _ => Err("an operator argument must be a tensor or a tuple of tensors".into()),
+        }
+    }
+
+    fn from_op_value(v: OpValue) -> Value {
+        match v {
+            OpValue::Tensor(t) => Value::Tensor(t),
+            OpValue::Tuple(items) => {
+                Value::Tuple(items.into_iter().map(Value::from_op_value).collect())
+            }
+        }
+    }
+}
+
+/// Runs `@main` of `module` on `inputs`.
+pub fn run_main(module: &RelayModule, inputs: &[Value]) -> Result<Value, String> {
+    let main = module.get("main").ok_or("the module has no @main")?;
+    let mut interp = Interpreter::new(module);
+    interp.call_function(
+        &Closure {
+            func: main.clone(),
+            captured: vec![],
+            recursive: None,
+        },
+        inputs.to_vec(),
+    )
+}
+
+/// Evaluates a closed expression (free variables must be given in `bindings`).
+pub fn eval_expr(e: &Expr, bindings: &[(Node<Var>, Value)]) -> Result<Value, String> {
+    let empty = RelayModule::new();
+    let mut interp = Interpreter::new(&empty);
+    for (v, value) in bindings {
+        interp.env.insert(v.addr(), value.clone());
+    }
+    interp.eval(e)
+}
+
+struct Interpreter<'m> {
+    module: &'m RelayModule,
+    env: HashMap<usize, Value>,
+    /// Values of shared nodes, per function invocation.
+    cache: Vec<HashMap<usize, Value>>,
+    free_vars: HashMap<usize, Vec<Node<Var>>>,
+}
+
+impl<'m> Interpreter<'m> {
+    fn new(module: &'m RelayModule) -> Self {
+        Interpreter {
+            module,
+            env: HashMap::new(),
+            cache: vec![HashMap::new()],
+            free_vars: HashMap::new(),
+        }
+    }
+
+    fn eval(&mut self, e: &Expr) -> Result<Value, String> {
+        guarded(|| {
+            let shared = e.strong_count() > 1;
+            if shared {
+                if let Some(v) = self.cache.last().and_then(|c| c.get(&e.addr())) {
+                    return Ok(v.clone());
+                }
+            }
+            let v = self.eval_uncached(e)?;
+            if shared {
+                if let Some(c) = self.cache.last_mut() {
+                    c.insert(e.addr(), v.clone());
+                }
+            }
+            Ok(v)
+        })
+    }
+
+    fn eval_uncached(&mut self, e: &Expr) -> Result<Value, String> {
+        match e {
+            Expr::Constant(c) => Ok(Value::Tensor(c.data.clone())),
+            Expr::Var(v) => self
+                .env
+                .get(&v.addr())
+                .cloned()
+                .ok_or_else(|| format!("unbound variable %{}", v.name)),
+            Expr::GlobalVar(g) => {
+                let f = self
+                    .module
+                    .get(&g.name)
+                    .ok_or_else(|| format!("unknown global @{}", g.name))?;
+                Ok(Value::Closure(Closure {
+                    func: f.clone(),
+                    captured: vec![],
+                    recursive: None,
+                }))
+            }
+            Expr::Op(o) => Ok(Value::Op(o.name.clone())),
+            Expr::Tuple(t) => t
+                .fields
+                .iter()
+                .map(|f| self.eval(f))
+                .collect::<Result<_, _>>()
+                .map(Value::Tuple),
+            Expr::TupleGetItem(g) => match self.eval(&g.tuple)? {
+                Value::Tuple(mut items) if g.index < items.len() => Ok(items.swap_remove(g.index)),
+                Value::Tuple(items) => Err(format!("index {} of a {}-tuple", g.index, items.len())),
+                _ => Err("projection of a non-tuple".into()),
+            },
+            Expr::Function(f) => Ok(Value::Closure(self.close(f, None))),
+            Expr::Call(c) => {
+                let callee = self.eval(&c.op)?;
+                let args = c
+                    .args
+                    .iter()
+                    .map(|a| self.eval(a))
+                    .collect::<Result<Vec<_>, _>>()?;
+                match callee {
+                    Value::Op(name) => {
+                        let def = op(&name).ok_or_else(|| format!("unknown operator `{name}`"))?;
+                        if args.len() != def.arity {
+                            return Err(format!(
+                                "`{name}` takes {} arguments, given {}",
+                                def.arity,
+                                args.len()
+                            ));
+                        }
+                        let args = args
+                            .iter()
+                            .map(Value::to_op_value)
+                            .collect::<Result<Vec<_>, _>>()?;
+                        (def.eval)(&args, &c.attrs)
+                            .map(Value::from_op_value)
+                            .map_err(|m| format!("{name}: {m}"))
+                    }
+                    Value::Closure(closure) => self.call_function(&closure, args),
+                    _ => Err("calling a value that is not a function".into()),
+                }
+            }
+            Expr::Let(_) => {
+                // A let chain is a loop, not recursion.
+                let mut e = e.clone();
+                while let Expr::Let(l) = &e {
+                    let value = match &l.value {
+                        Expr::Function(f) => Value::Closure(self.close(f, Some(l.var.clone()))),
+                        other => self.eval(other)?,
+                    };
+                    self.env.insert(l.var.addr(), value);
+                    e = l.body.clone();
+                }
+                self.eval(&e)
+            }
+            Expr::If(i) => match self.eval(&i.cond)? {
+                Value::Tensor(Tensor::Bool(b)) if b.len() == 1 => {
+                    let taken = if b.iter().next() == Some(&true) {
+                        &i.then_branch
+                    } else {
+                        &i.else_branch
+                    };
+                    self.eval(taken)
+                }
+                _ => Err("the condition of if must be a scalar bool".into()),
+            },
+        }
+    }
+
+    fn close(&mut self, f: &Node<Function>, recursive: Option<Node<Var>>) -> Closure {
+        let free = self
+            .free_vars
+            .entry(f.addr())
+            .or_insert_with(|| function_free_vars(f))
+            .clone();
+        let captured = free
+            .into_iter()
+            .filter(|v| recursive.as_ref().is_none_or(|r| !r.same_as(v)))
+            .filter_map(|v| self.env.get(&v.addr()).cloned().map(|value| (v, value)))
+            .collect();
+        Closure {
+            func: f.clone(),
+            captured,
+            recursive,
+        }
+    }
+
+    fn call_function(&mut self, closure: &Closure, args: Vec<Value>) -> Result<Value, String> {
+        let f = &closure.func;
+        if args.len() != f.params.len() {
+            return Err(format!(
+                "function takes {} arguments, given {}",
+                f.params.len(),
+                args.len()
+            ));
+        }
+        let mut bindings: Vec<(usize, Value)> = closure
+            .captured
+            .iter()
+            .map(|(v, val)| (v.addr(), val.clone()))
+            .collect();
+        if let Some(r) = &closure.recursive {
+            bindings.push((r.addr(), Value::Closure(closure.clone())));
+        }
+        bindings.extend(f.params.iter().map(|p| p.addr()).zip(args));
+        let saved: Vec<(usize, Option<Value>)> = bindings
+            .into_iter()
+            .map(|(k, v)| (k, self.env.insert(k, v)))
+            .collect();
+        self.cache.push(HashMap::new());
+        let result = self.eval(&f.body);
+        self.cache.pop();
+        for (k, old) in saved.into_iter().rev() {
+            match old {
+                Some(v) => self.env.insert(k, v),
+                None => self.env.remove(&k),
+            };
+        }
+        result
+    }
+}
+
+/// Variables used in `f` but not bound in it.
+fn function_free_vars(f: &Node<Function>) -> Vec<Node<Var>> {
+    #[derive(Default)]
+    struct Free {
+        bound: std::collections::HashSet<usize>,
+        seen: std::collections::HashSet<usize>,
+        free: Vec<Node<Var>>,
+        visited: VisitedSet<Expr>,
+    }
+    impl TypeVisitor for Free {}
+    impl ExprVisitor for Free {
+        fn visit_expr(&mut self, e: &Expr) {
+            if self.visited.first_visit(e) {
+                e.walk(self);
+            }
+        }
+        fn visit_var_def(&mut self, v: &Node<Var>) {
+            self.bound.insert(v.addr());
+        }
+        fn visit_var(&mut self, v: &Node<Var>) {
+            if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
+                self.free.push(v.clone());
+            }
+        }
+    }
+    let mut free = Free::default();
+    free.visit_function(f);
+    free.free
+}

@@ -1,0 +1,668 @@
+//! The operator registry: arity, type and shape inference, and a reference
+//! kernel per operator. Elementwise operators broadcast like numpy.
+
+use ndarray::{ArrayD, Axis, IxDyn, Zip};
+
+use super::attrs::{AttrValue, Attrs};
+use super::dtype::DType;
+use super::tensor::Tensor;
+use super::ty::{Dim, Type};
+
+/// A runtime value of the interpreter and of constant folding.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OpValue {
+    /// A tensor.
+    Tensor(Tensor),
+    /// A tuple of values.
+    Tuple(Vec<OpValue>),
+}
+
+/// One registered operator.
+pub struct OpDef {
+    /// The name, e.g. `add` or `nn.dense`.
+    pub name: &'static str,
+    /// Number of arguments.
+    pub arity: usize,
+    /// Infers the result type from argument types and attributes.
+    pub infer: fn(&[Type], &Attrs) -> Result<Type, String>,
+    /// Computes the result.
+    pub eval: fn(&[OpValue], &Attrs) -> Result<OpValue, String>,
+}
+
+/// Looks up an operator by name.
+pub fn op(name: &str) -> Option<&'static OpDef> {
+    OPS.iter().find(|o| o.name == name)
+}
+
+/// Names of all registered operators.
+pub fn op_names() -> impl Iterator<Item = &'static str> {
+    OPS.iter().map(|o| o.name)
+}
+
+macro_rules! elementwise {
+    ($name:literal, $kind:expr) => {
+        OpDef {
+            name: $name,
+            arity: 2,
+            infer: |args, _| infer_broadcast(args, $kind),
+            eval: |args, _| eval_binary(args, $kind),
+        }
+    };
+}
+
+static OPS: &[OpDef] = &[
+    elementwise!("add", Bin::Add),
+    elementwise!("subtract", Bin::Sub),
+    elementwise!("multiply", Bin::Mul),
+    elementwise!("divide", Bin::Div),
+    elementwise!("maximum", Bin::Max),
+    elementwise!("minimum", Bin::Min),
+    elementwise!("equal", Bin::Eq),
+    elementwise!("not_equal", Bin::Ne),
+    elementwise!("less", Bin::Lt),
+    elementwise!("less_equal", Bin::Le),
+    elementwise!("greater", Bin::Gt),
+    elementwise!("greater_equal", Bin::Ge),
+    OpDef {
+        name: "negative",
+        arity: 1,
+        infer: |args, _| same_tensor(&args[0]),
+        eval: |args, _| unary(&args[0], Unary::Neg),
+    },
+    OpDef {
+        name: "nn.relu",
+        arity: 1,
+        infer: |args, _| same_tensor(&args[0]),
+        eval: |args, _| unary(&args[0], Unary::Relu),
+    },
+    OpDef {
+        name: "where",
+        arity: 3,
+        infer: infer_where,
+        eval: eval_where,
+    },
+    OpDef {
+        name: "concatenate",
+        arity: 1,
+        infer: infer_concatenate,
+        eval: eval_concatenate,
+    },
+    OpDef {
+        name: "reshape",
+        arity: 1,
+        infer: |args, attrs| {
+            let (shape, dtype) = tensor_type(&args[0])?;
+            let new = reshape_dims(&shape, attrs)?;
+            Ok(Type::tensor(new, dtype))
+        },
+        eval: |args, attrs| {
+            let t = as_tensor(&args[0])?;
+            let dims: Vec<Dim> = t.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
+            let new = known(&reshape_dims(&dims, attrs)?)?;
+            map_array(t, |a| {
+                a.to_shape(IxDyn(&new))
+                    .map(|v| v.to_owned())
+                    .map_err(|e| e.to_string())
+            })
+        },
+    },
+    OpDef {
+        name: "expand_dims",
+        arity: 1,
+        infer: |args, attrs| {
+            let (shape, dtype) = tensor_type(&args[0])?;
+            Ok(Type::tensor(expand_dims(&shape, attrs)?, dtype))
+        },
+        eval: |args, attrs| {
+            let t = as_tensor(&args[0])?;
+            let dims: Vec<Dim> = t.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
+            let new = known(&expand_dims(&dims, attrs)?)?;
+            map_array(t, |a| {
+                a.to_shape(IxDyn(&new))
+                    .map(|v| v.to_owned())
+                    .map_err(|e| e.to_string())
+            })
+        },
+    },
+    OpDef {
+        name: "squeeze",
+        arity: 1,
+        infer: |args, attrs| {
+            let (shape, dtype) = tensor_type(&args[0])?;
+            Ok(Type::tensor(squeeze(&shape, attrs)?, dtype))
+        },
+        eval: |args, attrs| {
+            let t = as_tensor(&args[0])?;
+            let dims: Vec<Dim> = t.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
+            let new = known(&squeeze(&dims, attrs)?)?;
+            map_array(t, |a| {
+                a.to_shape(IxDyn(&new))
+                    .map(|v| v.to_owned())
+                    .map_err(|e| e.to_string())
+            })
+        },
+    },
+    OpDef {
+        name: "nn.dense",
+        arity: 2,
+        infer: infer_dense,
+        eval: eval_dense,
+    },
+];
+
+// ---- types ----
+
+fn tensor_type(t: &Type) -> Result<(Vec<Dim>, DType), String> {
+    match t {
+        Type::TensorType(t) => Ok((t.shape.clone(), t.dtype)),
+        _ => Err(format!(
+            "expected a tensor, found {}",
+            super::printer::print_type(t)
+        )),
+    }
+}
+
+fn same_tensor(t: &Type) -> Result<Type, String> {
+    tensor_type(t).map(|(s, d)| Type::tensor(s, d))
+}
+
+fn broadcast_dims(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, String> {
+    let n = a.len().max(b.len());
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let x = if i + a.len() >= n {
+            a[i + a.len() - n]
+        } else {
+            Dim::Known(1)
+        };
+        let y = if i + b.len() >= n {
+            b[i + b.len() - n]
+        } else {
+            Dim::Known(1)
+        };
+        out.push(match (x, y) {
+            (Dim::Known(1), d) | (d, Dim::Known(1)) => d,
+            (Dim::Known(p), Dim::Known(q)) if p == q => Dim::Known(p),
+            (Dim::Known(p), Dim::Known(q)) => {
+                return Err(format!(
+                    "shapes do not broadcast: dimension {p} against {q}"
+                ));
+            }
+            (Dim::Any, d) | (d, Dim::Any) => {
+                let _ = d;
+                Dim::Any
+            }
+        });
+    }
+    Ok(out)
+}
+
+fn infer_broadcast(args: &[Type], kind: Bin) -> Result<Type, String> {
+    let (sa, da) = tensor_type(&args[0])?;
+    let (sb, db) = tensor_type(&args[1])?;
+    if da != db {
+        return Err(format!("operand types differ: {da} and {db}"));
+    }
+    let dtype = if kind.is_comparison() {
+        DType::BOOL
+    } else {
+        da
+    };
+    Ok(Type::tensor(broadcast_dims(&sa, &sb)?, dtype))
+}
+
+fn infer_where(args: &[Type], _: &Attrs) -> Result<Type, String> {
+    let (sc, dc) = tensor_type(&args[0])?;
+    let (sx, dx) = tensor_type(&args[1])?;
+    let (sy, dy) = tensor_type(&args[2])?;
+    if dc != DType::BOOL {
+        return Err(format!("the condition of where must be bool, found {dc}"));
+    }
+    if dx != dy {
+        return Err(format!("where branches differ: {dx} and {dy}"));
+    }
+    Ok(Type::tensor(
+        broadcast_dims(&broadcast_dims(&sc, &sx)?, &sy)?,
+        dx,
+    ))
+}
+
+fn axis_attr(attrs: &Attrs, default: i64) -> Result<i64, String> {
+    match attrs.get("axis") {
+        None => Ok(default),
+        Some(v) => v
+            .as_int()
+            .ok_or_else(|| "attribute `axis` must be an integer".into()),
+    }
+}
+
+fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
+    let r = rank as i64;
+    let a = if axis < 0 { axis + r } else { axis };
+    if a < 0 || a >= r.max(1) {
+        return Err(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    Ok(a as usize)
+}
+
+fn infer_concatenate(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
+    let Type::TupleType(t) = &args[0] else {
+        return Err("concatenate takes a tuple of tensors".into());
+    };
+    let fields: Vec<(Vec<Dim>, DType)> =
+        t.fields.iter().map(tensor_type).collect::<Result<_, _>>()?;
+    let Some((first, dtype)) = fields.first().cloned() else {
+        return Err("concatenate needs at least one tensor".into());
+    };
+    let axis = normalize_axis(axis_attr(attrs, 0)?, first.len())?;
+    let mut out = first.clone();
+    for (shape, d) in &fields[1..] {
+        if *d != dtype || shape.len() != first.len() {
+            return Err("concatenate needs tensors of one dtype and rank".into());
+        }
+        out[axis] = match (out[axis], shape[axis]) {
+            (Dim::Known(a), Dim::Known(b)) => Dim::Known(a + b),
+            _ => Dim::Any,
+        };
+    }
+    Ok(Type::tensor(out, dtype))
+}
+
+fn int_list(attrs: &Attrs, key: &str) -> Result<Option<Vec<i64>>, String> {
+    match attrs.get(key) {
+        None | Some(AttrValue::Null) => Ok(None),
+        Some(AttrValue::List(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_int()
+                    .ok_or_else(|| format!("attribute `{key}` must be a list of integers"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(AttrValue::Int(v)) => Ok(Some(vec![*v])),
+        Some(_) => Err(format!("attribute `{key}` must be a list of integers")),
+    }
+}
+
+/// `newshape` with TVM's `0` (copy) and `-1` (infer) codes.
+fn reshape_dims(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
+    let new = int_list(attrs, "newshape")?.ok_or("reshape needs `newshape`")?;
+    let mut out = Vec::with_capacity(new.len());
+    let mut infer_at = None;
+    for (i, &d) in new.iter().enumerate() {
+        out.push(match d {
+            0 => *shape
+                .get(i)
+                .ok_or("newshape copies a dimension that does not exist")?,
+            -1 if infer_at.is_none() => {
+                infer_at = Some(i);
+                Dim::Any
+            }
+            d if d > 0 => Dim::Known(d),
+            d => return Err(format!("invalid newshape entry {d}")),
+        });
+    }
+    let total: Option<i64> = shape
+        .iter()
+        .map(|d| match d {
+            Dim::Known(n) => Some(*n),
+            Dim::Any => None,
+        })
+        .product();
+    let known_out: Option<i64> = out
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| Some(*i) != infer_at)
+        .map(|(_, d)| match d {
+            Dim::Known(n) => Some(*n),
+            Dim::Any => None,
+        })
+        .product();
+    match (infer_at, total, known_out) {
+        (Some(i), Some(t), Some(k)) if k > 0 && t % k == 0 => out[i] = Dim::Known(t / k),
+        (Some(_), Some(_), Some(_)) => {
+            return Err("newshape does not divide the element count".into());
+        }
+        (None, Some(t), Some(k)) if t != k => {
+            return Err(format!("cannot reshape {t} elements into {k}"));
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+fn expand_dims(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
+    let axis = attrs
+        .get("axis")
+        .and_then(AttrValue::as_int)
+        .ok_or("expand_dims needs an integer `axis`")?;
+    let num = match attrs.get("num_newaxis") {
+        None => 1,
+        Some(v) => v
+            .as_int()
+            .filter(|n| *n >= 0)
+            .ok_or("`num_newaxis` must be a non-negative integer")?,
+    };
+    let rank = shape.len() as i64;
+    let at = if axis < 0 { axis + rank + 1 } else { axis };
+    if at < 0 || at > rank {
+        return Err(format!("axis {axis} is out of range for rank {rank}"));
+    }
+    let mut out = shape.to_vec();
+    for _ in 0..num {
+        out.insert(at as usize, Dim::Known(1));
+    }
+    Ok(out)
+}
+
+fn squeeze(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
+    match int_list(attrs, "axis")? {
+        None => Ok(shape
+            .iter()
+            .copied()
+            .filter(|d| *d != Dim::Known(1))
+            .collect()),
+        Some(axes) => {
+            let axes: Vec<usize> = axes
+                .iter()
+                .map(|&a| normalize_axis(a, shape.len()))
+                .collect::<Result<_, _>>()?;
+            for &a in &axes {
+                if shape[a] != Dim::Known(1) && shape[a] != Dim::Any {
+                    return Err(format!("cannot squeeze axis {a} of extent {}", shape[a]));
+                }
+            }
+            Ok(shape
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !axes.contains(i))
+                .map(|(_, d)| *d)
+                .collect())
+        }
+    }
+}
+
+fn infer_dense(args: &[Type], _: &Attrs) -> Result<Type, String> {
+    let (sx, dx) = tensor_type(&args[0])?;
+    let (sw, dw) = tensor_type(&args[1])?;
+    if dx != dw {
+        return Err(format!("nn.dense operand types differ: {dx} and {dw}"));
+    }
+    if sx.is_empty() || sw.len() != 2 {
+        return Err("nn.dense takes data of rank >= 1 and a weight of rank 2".into());
+    }
+    let k = sx[sx.len() - 1];
+    if let (Dim::Known(a), Dim::Known(b)) = (k, sw[1]) {
+        if a != b {
+            return Err(format!("nn.dense reduces {a} against {b}"));
+        }
+    }
+    let mut out = sx[..sx.len() - 1].to_vec();
+    out.push(sw[0]);
+    Ok(Type::tensor(out, dx))
+}
+
+fn known(dims: &[Dim]) -> Result<Vec<usize>, String> {
+    dims.iter()
+        .map(|d| match d {
+            Dim::Known(n) if *n >= 0 => Ok(*n as usize),
+            _ => Err("shape is not known".to_string()),
+        })
+        .collect()
+}
+
+// ---- kernels ----
+
+/// Binary elementwise operators.
+#[derive(Debug, Clone, Copy)]
+pub enum Bin {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// max
+    Max,
+    /// min
+    Min,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+}
+
+impl Bin {
+    fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            Bin::Eq | Bin::Ne | Bin::Lt | Bin::Le | Bin::Gt | Bin::Ge
+        )
+    }
+}
+
+fn as_tensor(v: &OpValue) -> Result<&Tensor, String> {
+    match v {
+        OpValue::Tensor(t) => Ok(t),
+        OpValue::Tuple(_) => Err("expected a tensor, found a tuple".into()),
+    }
+}
+
+fn zip_map<T: Copy, U>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    f: impl Fn(T, T) -> U,
+) -> Result<ArrayD<U>, String> {
+    let da: Vec<Dim> = a.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
+    let db: Vec<Dim> = b.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
+    let shape = known(&broadcast_dims(&da, &db)?)?;
+    let (Some(av), Some(bv)) = (a.broadcast(IxDyn(&shape)), b.broadcast(IxDyn(&shape))) else {
+        return Err("shapes do not broadcast".into());
+    };
+    Ok(Zip::from(&av).and(&bv).map_collect(|&x, &y| f(x, y)))
+}
+
+fn compare<T: PartialOrd + Copy>(
+    a: &ArrayD<T>,
+    b: &ArrayD<T>,
+    kind: Bin,
+) -> Result<Tensor, String> {
+    Ok(Tensor::Bool(zip_map(a, b, |x, y| match kind {
+        Bin::Eq => x == y,
+        Bin::Ne => x != y,
+        Bin::Lt => x < y,
+        Bin::Le => x <= y,
+        Bin::Gt => x > y,
+        _ => x >= y,
+    })?))
+}
+
+macro_rules! int_arith {
+    ($a:expr, $b:expr, $kind:expr, $variant:ident) => {{
+        if matches!($kind, Bin::Div) && $b.iter().any(|&y| y == 0) {
+            return Err("integer division by zero".into());
+        }
+        Tensor::$variant(zip_map($a, $b, |x, y| match $kind {
+            Bin::Add => x.wrapping_add(y),
+            Bin::Sub => x.wrapping_sub(y),
+            Bin::Mul => x.wrapping_mul(y),
+            Bin::Div => x.wrapping_div(y),
+            Bin::Max => x.max(y),
+            _ => x.min(y),
+        })?)
+    }};
+}
+
+macro_rules! float_arith {
+    ($a:expr, $b:expr, $kind:expr, $variant:ident) => {{
+        Tensor::$variant(zip_map($a, $b, |x, y| match $kind {
+            Bin::Add => x + y,
+            Bin::Sub => x - y,
+            Bin::Mul => x * y,
+            Bin::Div => x / y,
+            Bin::Max => x.max(y),
+            _ => x.min(y),
+        })?)
+    }};
+}
+
+fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
+    let (a, b) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
+    let out = match (a, b) {
+        (Tensor::I16(a), Tensor::I16(b)) if kind.is_comparison() => compare(a, b, kind)?,
+        (Tensor::I32(a), Tensor::I32(b)) if kind.is_comparison() => compare(a, b, kind)?,
+        (Tensor::I64(a), Tensor::I64(b)) if kind.is_comparison() => compare(a, b, kind)?,
+        (Tensor::F32(a), Tensor::F32(b)) if kind.is_comparison() => compare(a, b, kind)?,
+        (Tensor::F64(a), Tensor::F64(b)) if kind.is_comparison() => compare(a, b, kind)?,
+        (Tensor::Bool(a), Tensor::Bool(b)) if kind.is_comparison() => compare(a, b, kind)?,
+        (Tensor::I16(a), Tensor::I16(b)) => int_arith!(a, b, kind, I16),
+        (Tensor::I32(a), Tensor::I32(b)) => int_arith!(a, b, kind, I32),
+        (Tensor::I64(a), Tensor::I64(b)) => int_arith!(a, b, kind, I64),
+        (Tensor::F32(a), Tensor::F32(b)) => float_arith!(a, b, kind, F32),
+        (Tensor::F64(a), Tensor::F64(b)) => float_arith!(a, b, kind, F64),
+        (a, b) => {
+            return Err(format!(
+                "no {kind:?} kernel for {} and {}",
+                a.dtype(),
+                b.dtype()
+            ));
+        }
+    };
+    Ok(OpValue::Tensor(out))
+}
+
+#[derive(Clone, Copy)]
+enum Unary {
+    Neg,
+    Relu,
+}
+
+fn unary(v: &OpValue, kind: Unary) -> Result<OpValue, String> {
+    let t = as_tensor(v)?;
+    macro_rules! go {
+        ($a:expr, $variant:ident, $zero:expr) => {
+            Tensor::$variant($a.mapv(|x| match kind {
+                Unary::Neg => $zero - x,
+                Unary::Relu => {
+                    if x > $zero {
+                        x
+                    } else {
+                        $zero
+                    }
+                }
+            }))
+        };
+    }
+    Ok(OpValue::Tensor(match t {
+        Tensor::I16(a) => go!(a, I16, 0),
+        Tensor::I32(a) => go!(a, I32, 0),
+        Tensor::I64(a) => go!(a, I64, 0),
+        Tensor::F32(a) => go!(a, F32, 0.0),
+        Tensor::F64(a) => go!(a, F64, 0.0),
+        Tensor::Bool(_) => return Err("no kernel for bool".into()),
+    }))
+}
+
+fn map_array(
+    t: &Tensor,
+    f: impl Fn(&ArrayD<f64>) -> Result<ArrayD<f64>, String>,
+) -> Result<OpValue, String> {
+    // Shape-only operators: go through f64 and back, exact for every supported dtype.
+    let shape = t.shape().to_vec();
+    let wide = ArrayD::from_shape_vec(IxDyn(&shape), t.to_f64s()).map_err(|e| e.to_string())?;
+    let out = f(&wide)?;
+    let shape = out.shape().to_vec();
+    let values: Vec<f64> = out.iter().copied().collect();
+    Tensor::from_f64s(t.dtype(), &shape, &values).map(OpValue::Tensor)
+}
+
+fn eval_where(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
+    let Tensor::Bool(c) = as_tensor(&args[0])? else {
+        return Err("the condition of where must be bool".into());
+    };
+    let (x, y) = (as_tensor(&args[1])?, as_tensor(&args[2])?);
+    if x.dtype() != y.dtype() {
+        return Err("where branches differ in dtype".into());
+    }
+    let xs = ArrayD::from_shape_vec(IxDyn(x.shape()), x.to_f64s()).map_err(|e| e.to_string())?;
+    let ys = ArrayD::from_shape_vec(IxDyn(y.shape()), y.to_f64s()).map_err(|e| e.to_string())?;
+    let xy = zip_map(&xs, &ys, |a, b| (a, b))?;
+    let cd: Vec<Dim> = c.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
+    let xyd: Vec<Dim> = xy.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
+    let shape = known(&broadcast_dims(&cd, &xyd)?)?;
+    let (Some(cv), Some(xyv)) = (c.broadcast(IxDyn(&shape)), xy.broadcast(IxDyn(&shape))) else {
+        return Err("shapes do not broadcast".into());
+    };
+    let out = Zip::from(&cv)
+        .and(&xyv)
+        .map_collect(|&c, &(a, b)| if c { a } else { b });
+    let values: Vec<f64> = out.iter().copied().collect();
+    Tensor::from_f64s(x.dtype(), &shape, &values).map(OpValue::Tensor)
+}
+
+fn eval_concatenate(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
+    let OpValue::Tuple(items) = &args[0] else {
+        return Err("concatenate takes a tuple".into());
+    };
+    let tensors: Vec<&Tensor> = items.iter().map(as_tensor).collect::<Result<_, _>>()?;
+    let Some(first) = tensors.first() else {
+        return Err("concatenate needs at least one tensor".into());
+    };
+    let axis = normalize_axis(axis_attr(attrs, 0)?, first.shape().len())?;
+    let wide: Vec<ArrayD<f64>> = tensors
+        .iter()
+        .map(|t| ArrayD::from_shape_vec(IxDyn(t.shape()), t.to_f64s()).map_err(|e| e.to_string()))
+        .collect::<Result<_, _>>()?;
+    if tensors.iter().any(|t| t.dtype() != first.dtype()) {
+        return Err("concatenate needs tensors of one dtype".into());
+    }
+    let views: Vec<_> = wide.iter().map(|a| a.view()).collect();
+    let out = ndarray::concatenate(Axis(axis), &views).map_err(|e| e.to_string())?;
+    let shape = out.shape().to_vec();
+    let values: Vec<f64> = out.iter().copied().collect();
+    Tensor::from_f64s(first.dtype(), &shape, &values).map(OpValue::Tensor)
+}
+
+fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
+    let (x, w) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
+    if x.dtype() != w.dtype() || w.shape().len() != 2 || x.shape().is_empty() {
+        return Err("nn.dense takes data of rank >= 1 and a weight of rank 2 of one dtype".into());
+    }
+    let k = *x.shape().last().unwrap_or(&0);
+    let (n, wk) = (w.shape()[0], w.shape()[1]);
+    if k != wk {
+        return Err(format!("nn.dense reduces {k} against {wk}"));
+    }
+    let xs = x.to_f64s();
+    let ws = w.to_f64s();
+    let rows = if k == 0 { 0 } else { xs.len() / k };
+    let mut out = vec![0.0; rows * n];
+    for r in 0..rows {
+        for j in 0..n {
+            out[r * n + j] = (0..k).map(|i| xs[r * k + i] * ws[j * k + i]).sum();
+        }
+    }
+    let mut shape = x.shape()[..x.shape().len() - 1].to_vec();
+    shape.push(n);
+    let out = match x {
+        Tensor::F32(_) => {
+            // Accumulate in f64, round once: deterministic across evaluation orders.
+            Tensor::F32(
+                ArrayD::from_shape_vec(IxDyn(&shape), out.iter().map(|&v| v as f32).collect())
+                    .map_err(|e| e.to_string())?,
+            )
+        }
+        _ => Tensor::from_f64s(x.dtype(), &shape, &out)?,
+    };
+    Ok(OpValue::Tensor(out))
+}

@@ -1,0 +1,173 @@
+//! The reference interpreter and the operator kernels.
+
+use irkit::passes::relay::*;
+use ndarray::{ArrayD, IxDyn};
+use pretty_assertions::assert_eq;
+
+fn f32s(shape: &[usize], values: &[f32]) -> Value {
+    Value::Tensor(Tensor::F32(
+        ArrayD::from_shape_vec(IxDyn(shape), values.to_vec()).unwrap(),
+    ))
+}
+
+fn i32s(v: i32) -> Value {
+    Value::Tensor(Tensor::scalar_i32(v))
+}
+
+fn run(text: &str, inputs: &[Value]) -> Value {
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    run_main(&m, inputs).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn local_recursion_tuples_and_projection() {
+    let out = run(
+        r#"#[version = "0.0.5"]
+def @main(%n: int) -> (int, int) {
+  let %go = fn (%i: int, %acc: int) -> int {
+    if (%i == 0) { %acc } else { %go(%i - 1, %acc + %i) }
+  };
+  let %r = (%go(%n, 0), %n);
+  (%r.0, %r.1)
+}"#,
+        &[i32s(4)],
+    );
+    assert_eq!(out, Value::Tuple(vec![i32s(10), i32s(4)]));
+}
+
+#[test]
+fn closures_capture_their_free_variables() {
+    let out = run(
+        r#"#[version = "0.0.5"]
+def @main() {
+  let %f = fn (%x) { fn (%y) { %x + %y } };
+  let %a = %f(1);
+  let %b = %f(2);
+  (%a(10), %b(10))
+}"#,
+        &[],
+    );
+    assert_eq!(out, Value::Tuple(vec![i32s(11), i32s(12)]));
+}
+
+#[test]
+fn globals_call_each_other() {
+    let out = run(
+        r#"#[version = "0.0.5"]
+def @double(%x: float32) { %x * 2f }
+def @main(%x: Tensor[(2), float32]) { @double(%x) + 1f }"#,
+        &[f32s(&[2], &[1.0, 2.5])],
+    );
+    assert_eq!(out, f32s(&[2], &[3.0, 6.0]));
+}
+
+#[test]
+fn broadcasting_and_elementwise_operators() {
+    let x = f32s(&[2, 3], &[1.0, -2.0, 3.0, -4.0, 5.0, -6.0]);
+    let out = run(
+        r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3), float32]) {
+  (add(%x, 1f), nn.relu(%x), negative(%x), maximum(%x, 0f), minimum(%x, 0f), greater(%x, 0f), where(less(%x, 0f), 0f, %x))
+}"#,
+        &[x],
+    );
+    let Value::Tuple(items) = out else {
+        panic!("a tuple")
+    };
+    assert_eq!(items[0], f32s(&[2, 3], &[2.0, -1.0, 4.0, -3.0, 6.0, -5.0]));
+    assert_eq!(items[1], f32s(&[2, 3], &[1.0, 0.0, 3.0, 0.0, 5.0, 0.0]));
+    assert_eq!(items[2], f32s(&[2, 3], &[-1.0, 2.0, -3.0, 4.0, -5.0, 6.0]));
+    assert_eq!(items[3], items[1]);
+    assert_eq!(items[4], f32s(&[2, 3], &[0.0, -2.0, 0.0, -4.0, 0.0, -6.0]));
+    let Value::Tensor(Tensor::Bool(b)) = &items[5] else {
+        panic!("bool")
+    };
+    assert_eq!(
+        b.iter().copied().collect::<Vec<_>>(),
+        [true, false, true, false, true, false]
+    );
+    assert_eq!(items[6], items[1]);
+}
+
+#[test]
+fn shape_operators_and_dense() {
+    let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let w = f32s(&[2, 3], &[1.0, 0.0, 0.0, 0.0, 1.0, 1.0]);
+    let out = run(
+        r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(2, 3), float32]) {
+  (reshape(%x, newshape=[3, -1]), expand_dims(%x, axis=0), squeeze(expand_dims(%x, axis=1)),
+   concatenate((%x, %x), axis=1), nn.dense(%x, %w))
+}"#,
+        &[x, w],
+    );
+    let Value::Tuple(items) = out else {
+        panic!("a tuple")
+    };
+    let shape = |v: &Value| match v {
+        Value::Tensor(t) => t.shape().to_vec(),
+        _ => panic!("tensor"),
+    };
+    assert_eq!(shape(&items[0]), [3, 2]);
+    assert_eq!(shape(&items[1]), [1, 2, 3]);
+    assert_eq!(shape(&items[2]), [2, 3]);
+    assert_eq!(shape(&items[3]), [2, 6]);
+    assert_eq!(items[4], f32s(&[2, 2], &[1.0, 5.0, 4.0, 11.0]));
+}
+
+#[test]
+fn type_inference_rules_of_operators() {
+    let t = |s: &str| {
+        parse_expr(&format!("free_var %t: {s}; %t"))
+            .map(|e| e.as_var().unwrap().annotation.clone().unwrap())
+            .unwrap()
+    };
+    let attrs = Attrs::new();
+    let add = op("add").unwrap();
+    let out = (add.infer)(
+        &[
+            t("Tensor[(2, 1, 3), float32]"),
+            t("Tensor[(4, 1), float32]"),
+        ],
+        &attrs,
+    )
+    .unwrap();
+    assert_eq!(print_type(&out), "Tensor[(2, 4, 3), float32]");
+    let err = (add.infer)(
+        &[t("Tensor[(2), float32]"), t("Tensor[(3), float32]")],
+        &attrs,
+    )
+    .unwrap_err();
+    assert_eq!(err, "shapes do not broadcast: dimension 2 against 3");
+    let less = op("less").unwrap();
+    assert_eq!(
+        print_type(&(less.infer)(&[t("float32"), t("float32")], &attrs).unwrap()),
+        "bool"
+    );
+    let dense = op("nn.dense").unwrap();
+    assert_eq!(
+        print_type(
+            &(dense.infer)(
+                &[t("Tensor[(?, 8), float32]"), t("Tensor[(4, 8), float32]")],
+                &attrs
+            )
+            .unwrap()
+        ),
+        "Tensor[(?, 4), float32]"
+    );
+    assert!(op_names().count() >= 19);
+}
+
+#[test]
+fn runtime_errors_are_reported() {
+    let m = parse_module("#[version = \"0.0.5\"]\ndef @main() { divide(1, 0) }").unwrap();
+    assert_eq!(
+        run_main(&m, &[]).unwrap_err(),
+        "divide: integer division by zero"
+    );
+    let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x) { %x }").unwrap();
+    assert_eq!(
+        run_main(&m, &[]).unwrap_err(),
+        "function takes 1 arguments, given 0"
+    );
+}
