@@ -115,16 +115,17 @@ impl<'m> Interpreter<'m> {
     fn eval(&mut self, e: &Expr) -> Result<Value, String> {
         guarded(|| {
             let shared = e.strong_count() > 1;
-            if shared {
-                if let Some(v) = self.cache.last().and_then(|c| c.get(&e.addr())) {
-                    return Ok(v.clone());
-                }
+            if let Some(v) = self
+                .cache
+                .last()
+                .and_then(|c| c.get(&e.addr()))
+                .filter(|_| shared)
+            {
+                return Ok(v.clone());
             }
             let v = self.eval_uncached(e)?;
-            if shared {
-                if let Some(c) = self.cache.last_mut() {
-                    c.insert(e.addr(), v.clone());
-                }
+            if let Some(c) = self.cache.last_mut().filter(|_| shared) {
+                c.insert(e.addr(), v.clone());
             }
             Ok(v)
         })

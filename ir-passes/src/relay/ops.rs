@@ -392,10 +392,10 @@ fn infer_dense(args: &[Type], _: &Attrs) -> Result<Type, String> {
         return Err("nn.dense takes data of rank >= 1 and a weight of rank 2".into());
     }
     let k = sx[sx.len() - 1];
-    if let (Dim::Known(a), Dim::Known(b)) = (k, sw[1]) {
-        if a != b {
-            return Err(format!("nn.dense reduces {a} against {b}"));
-        }
+    if let (Dim::Known(a), Dim::Known(b)) = (k, sw[1])
+        && a != b
+    {
+        return Err(format!("nn.dense reduces {a} against {b}"));
     }
     let mut out = sx[..sx.len() - 1].to_vec();
     out.push(sw[0]);
@@ -577,7 +577,8 @@ fn map_array(
     t: &Tensor,
     f: impl Fn(&ArrayD<f64>) -> Result<ArrayD<f64>, String>,
 ) -> Result<OpValue, String> {
-    // Shape-only operators: go through f64 and back, exact for every supported dtype.
+    // Shape-only operators move values through f64: exact for every value of
+    // the supported dtypes except int64 beyond 2^53.
     let shape = t.shape().to_vec();
     let wide = ArrayD::from_shape_vec(IxDyn(&shape), t.to_f64s()).map_err(|e| e.to_string())?;
     let out = f(&wide)?;
