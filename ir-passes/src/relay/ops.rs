@@ -646,7 +646,7 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
     }
     let xs = x.to_f64s();
     let ws = w.to_f64s();
-    let rows = if k == 0 { 0 } else { xs.len() / k };
+    let rows = xs.len().checked_div(k).unwrap_or(0);
     let mut out = vec![0.0; rows * n];
     for r in 0..rows {
         for j in 0..n {
