@@ -11,6 +11,9 @@ use crate::{Family, Rewrite};
 
 /// Which shared nodes a visitor has already seen (Relay's `visit_counter_`).
 ///
+/// Note that every use of a variable is typically the variable's own node, so
+/// a pass that counts uses should not skip variables that were seen before.
+///
 /// ```
 /// use ir_core::{Mutable, Node, VisitedSet, Visitable, Walk};
 ///

@@ -17,11 +17,13 @@
 mod attrs;
 mod dtype;
 mod expr;
+mod infer;
 mod interp;
 mod lexer;
 mod module;
 mod ops;
 mod parser;
+pub mod passes;
 mod printer;
 mod tensor;
 mod ty;
@@ -32,6 +34,7 @@ pub use expr::{
     Call, Constant, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function, GlobalVar, If, Let, Op,
     Span, Tuple, TupleGetItem, Var,
 };
+pub use infer::{TypeError, TypeMap, check_module, infer_function, is_complete};
 pub use interp::{Closure, Value, eval_expr, run_main};
 pub use module::RelayModule;
 pub use ops::{OpDef, OpValue, op, op_names};

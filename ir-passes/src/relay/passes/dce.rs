@@ -1,0 +1,88 @@
+//! DeadCodeElimination: removes let bindings whose variable is not used by
+//! live code, and with `inline_once` substitutes variables used exactly once.
+//! Uses are counted from the result backwards (TVM's `CalcDep`), so a chain
+//! of dead bindings goes in one run.
+
+use std::collections::HashMap;
+
+use ir_core::{MemoMap, Node, Rebuild, Rewrite, VisitedSet, Walk};
+
+use super::super::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
+use super::super::ty::{TypeMutator, TypeVisitor};
+
+/// Counts uses of variables by live code only.
+#[derive(Default)]
+struct LiveUses {
+    uses: HashMap<usize, usize>,
+    seen: VisitedSet<Expr>,
+}
+
+impl TypeVisitor for LiveUses {}
+impl ExprVisitor for LiveUses {
+    fn visit_expr(&mut self, e: &Expr) {
+        // Every use of a variable is the variable's own node: count them all;
+        // other shared nodes are graph nodes, evaluated (and counted) once.
+        if e.is_var() || self.seen.first_visit(e) {
+            e.walk(self);
+        }
+    }
+    fn visit_var(&mut self, v: &Node<Var>) {
+        *self.uses.entry(v.addr()).or_default() += 1;
+    }
+    fn visit_let(&mut self, l: &Node<Let>) {
+        // The body first: the value counts only if the variable is live.
+        self.visit_expr(&l.body);
+        if self.uses.get(&l.var.addr()).copied().unwrap_or(0) > 0 {
+            self.visit_expr(&l.value);
+        }
+    }
+}
+
+struct Eliminate {
+    uses: HashMap<usize, usize>,
+    inline_once: bool,
+    inlined: HashMap<usize, Expr>,
+    memo: MemoMap<Expr>,
+}
+
+impl TypeMutator for Eliminate {}
+impl ExprMutator for Eliminate {
+    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+        if let Some(done) = self.memo.get(e) {
+            return done;
+        }
+        let result = e.rebuild(self);
+        self.memo.insert(e, result)
+    }
+
+    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+        self.inlined.get(&v.addr()).cloned().into()
+    }
+
+    fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
+        let uses = self.uses.get(&l.var.addr()).copied().unwrap_or(0);
+        let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
+        if uses == 0 || (self.inline_once && uses == 1 && !recursive) {
+            if uses == 1 {
+                let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
+                self.inlined.insert(l.var.addr(), value);
+            }
+            return Rewrite::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body));
+        }
+        l.rebuild(self).into()
+    }
+}
+
+/// Removes dead let bindings from `e`; with `inline_once`, also inlines
+/// variables used once (not recursive functions).
+pub fn dead_code_elimination(e: &Expr, inline_once: bool) -> Expr {
+    let mut live = LiveUses::default();
+    live.visit_expr(e);
+    let mut pass = Eliminate {
+        uses: live.uses,
+        inline_once,
+        inlined: HashMap::new(),
+        memo: MemoMap::new(),
+    };
+    pass.mutate_expr(e).unwrap_or_clone(e)
+}

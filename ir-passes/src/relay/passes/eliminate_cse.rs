@@ -1,0 +1,59 @@
+//! EliminateCommonSubexpr: calls of the same callee on the same arguments
+//! with the same attributes become one shared node. A post-order rewrite, so
+//! arguments are deduplicated before the calls that use them.
+
+use std::collections::HashMap;
+
+use ir_core::{Family, Node, Rewrite};
+
+use super::super::attrs::Attrs;
+use super::super::expr::{Call, Expr, ExprRewriter};
+use super::super::tensor::Tensor;
+
+#[derive(Hash, PartialEq, Eq)]
+enum Callee {
+    Op(String),
+    Node(usize),
+}
+
+/// Arguments match by identity, constants by value (as in TVM's CSE).
+#[derive(Hash, PartialEq, Eq)]
+enum Arg {
+    Node(usize),
+    Const(Tensor),
+}
+
+#[derive(Default)]
+struct Cse {
+    seen: HashMap<(Callee, Vec<Arg>, Attrs), Expr>,
+}
+
+impl ExprRewriter for Cse {
+    fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Rewrite<Expr> {
+        let callee = match post.op.as_op() {
+            Some(op) => Callee::Op(op.name.clone()),
+            None => Callee::Node(post.op.addr()),
+        };
+        let args = post
+            .args
+            .iter()
+            .map(|a| match a.as_constant() {
+                Some(c) => Arg::Const(c.data.clone()),
+                None => Arg::Node(a.addr()),
+            })
+            .collect();
+        let key = (callee, args, post.attrs.clone());
+        match self.seen.get(&key) {
+            Some(first) => Rewrite::Replace(first.clone()),
+            None => {
+                self.seen.insert(key, post.clone().into());
+                Rewrite::Keep
+            }
+        }
+    }
+}
+
+/// Shares repeated calls in `e`.
+pub fn eliminate_common_subexpr(e: &Expr) -> Expr {
+    Cse::default().rewrite_expr(e)
+}

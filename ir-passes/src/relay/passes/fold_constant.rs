@@ -1,0 +1,162 @@
+//! FoldConstant, as the Relay tutorial describes it: a `ConstantChecker`
+//! visitor with a memo, and a `ConstantFolder` mutator that evaluates calls
+//! of constants, propagates let-bound constants, folds projections of
+//! constant tuples and picks the branch of an `if` with a constant condition.
+
+use std::collections::HashMap;
+
+use ir_core::{Family, MemoMap, Node, Rebuild, Rewrite};
+
+use super::super::expr::{
+    Call, Constant, Expr, ExprMutator, ExprVisitor, If, Let, TupleGetItem, Var,
+};
+use super::super::ops::{OpValue, op};
+use super::super::tensor::Tensor;
+use super::super::ty::{TypeMutator, TypeVisitor};
+
+/// Whether an expression is constant: a `Constant`, or a `Tuple` of constants.
+#[derive(Default)]
+pub struct ConstantChecker {
+    memo: HashMap<usize, bool>,
+}
+
+impl ConstantChecker {
+    /// `true` for a constant or a tuple of constants (memoized).
+    pub fn check(&mut self, e: &Expr) -> bool {
+        if let Some(&known) = self.memo.get(&e.addr()) {
+            return known;
+        }
+        self.visit_expr(e);
+        self.memo.get(&e.addr()).copied().unwrap_or(false)
+    }
+}
+
+impl TypeVisitor for ConstantChecker {}
+impl ExprVisitor for ConstantChecker {
+    fn visit_expr(&mut self, e: &Expr) {
+        let constant = match e {
+            Expr::Constant(_) => true,
+            Expr::Tuple(t) => t.fields.iter().all(|f| self.check(f)),
+            _ => false,
+        };
+        self.memo.insert(e.addr(), constant);
+    }
+}
+
+/// Folds constant subexpressions (see the module docs).
+#[derive(Default)]
+pub struct ConstantFolder {
+    memo: MemoMap<Expr>,
+    checker: ConstantChecker,
+    /// Let-bound variables whose value folded to a constant.
+    constants: HashMap<usize, Expr>,
+}
+
+impl ConstantFolder {
+    /// Folds `e`.
+    pub fn fold(&mut self, e: &Expr) -> Expr {
+        self.mutate_expr(e).unwrap_or_clone(e)
+    }
+
+    fn value(&self, e: &Expr) -> Option<OpValue> {
+        match e {
+            Expr::Constant(c) => Some(OpValue::Tensor(c.data.clone())),
+            Expr::Tuple(t) => t
+                .fields
+                .iter()
+                .map(|f| self.value(f))
+                .collect::<Option<_>>()
+                .map(OpValue::Tuple),
+            _ => None,
+        }
+    }
+}
+
+fn to_expr(v: OpValue) -> Expr {
+    match v {
+        OpValue::Tensor(t) => Expr::constant(t),
+        OpValue::Tuple(items) => Expr::tuple(items.into_iter().map(to_expr).collect()),
+    }
+}
+
+impl TypeMutator for ConstantFolder {}
+impl ExprMutator for ConstantFolder {
+    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+        if let Some(done) = self.memo.get(e) {
+            return done;
+        }
+        let result = e.rebuild(self);
+        self.memo.insert(e, result)
+    }
+
+    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+        self.constants.get(&v.addr()).cloned().into()
+    }
+
+    fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
+        let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
+        if self.checker.check(&value) {
+            self.constants.insert(l.var.addr(), value);
+            return Rewrite::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body));
+        }
+        let body = self.mutate_expr(&l.body);
+        if value.same_as(&l.value) && !body.is_replace() {
+            return Rewrite::Keep;
+        }
+        let body = body.unwrap_or_clone(&l.body);
+        Let {
+            var: l.var.clone(),
+            value,
+            body,
+            span: l.span,
+        }
+        .into()
+    }
+
+    fn mutate_tuple_get_item(&mut self, g: &Node<TupleGetItem>) -> Rewrite<Expr> {
+        let g = g.rebuild(self);
+        match g.tuple.as_tuple() {
+            Some(t) if self.checker.check(&g.tuple) => t.fields.get(g.index).cloned().into(),
+            _ => g.into(),
+        }
+    }
+
+    fn mutate_call(&mut self, c: &Node<Call>) -> Rewrite<Expr> {
+        let c = c.rebuild(self);
+        let Some(def) = c.op.as_op().and_then(|o| op(&o.name)) else {
+            return c.into();
+        };
+        let args: Option<Vec<OpValue>> = c.args.iter().map(|a| self.value(a)).collect();
+        match args
+            .filter(|a| a.len() == def.arity)
+            .map(|a| (def.eval)(&a, &c.attrs))
+        {
+            Some(Ok(v)) => Rewrite::Replace(to_expr(v)),
+            // Not constant, or the kernel refuses (division by zero): keep the call.
+            _ => c.into(),
+        }
+    }
+
+    fn mutate_if(&mut self, i: &Node<If>) -> Rewrite<Expr> {
+        let i = i.rebuild(self);
+        if let Some(Constant {
+            data: Tensor::Bool(b),
+            ..
+        }) = i.cond.as_constant().map(|c| &**c)
+            && b.len() == 1
+        {
+            let taken = if b.iter().next() == Some(&true) {
+                &i.then_branch
+            } else {
+                &i.else_branch
+            };
+            return Rewrite::Replace(taken.clone());
+        }
+        i.into()
+    }
+}
+
+/// Folds constants in `e` (a fresh folder).
+pub fn fold_constant(e: &Expr) -> Expr {
+    ConstantFolder::default().fold(e)
+}

@@ -1,0 +1,84 @@
+//! InferType as a pass: infers types, then writes the inferred types into
+//! unannotated let variables and function return types, so later passes and
+//! readers see them. A retyped variable is remapped at its definition and at
+//! every use (Relax's `var_remap_`), so both stay the same node.
+
+use std::collections::HashMap;
+
+use ir_core::{MemoMap, Node, Rebuild, Rewrite};
+
+use super::super::expr::{Expr, ExprMutator, Function, Var};
+use super::super::infer::{TypeError, TypeMap, infer_function, is_complete};
+use super::super::module::RelayModule;
+use super::super::ty::TypeMutator;
+
+struct Fill<'a> {
+    types: &'a TypeMap,
+    remap: HashMap<usize, Node<Var>>,
+    memo: MemoMap<Expr>,
+}
+
+impl TypeMutator for Fill<'_> {}
+impl ExprMutator for Fill<'_> {
+    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+        if let Some(done) = self.memo.get(e) {
+            return done;
+        }
+        let result = e.rebuild(self);
+        self.memo.insert(e, result)
+    }
+
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Rewrite<Node<Var>> {
+        if let Some(new) = self.remap.get(&v.addr()) {
+            return Rewrite::Replace(new.clone());
+        }
+        match self.types.of_var(v) {
+            Some(t) if v.annotation.is_none() && is_complete(t) => {
+                let new = Node::new(Var {
+                    annotation: Some(t.clone()),
+                    ..(**v).clone()
+                });
+                self.remap.insert(v.addr(), new.clone());
+                Rewrite::Replace(new)
+            }
+            _ => Rewrite::Keep,
+        }
+    }
+
+    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+        self.remap.get(&v.addr()).cloned().map(Expr::from).into()
+    }
+
+    fn mutate_function(&mut self, f: &Node<Function>) -> Rewrite<Expr> {
+        self.fill_function(f).map(Expr::from)
+    }
+}
+
+impl Fill<'_> {
+    fn fill_function(&mut self, f: &Node<Function>) -> Rewrite<Node<Function>> {
+        let rebuilt = f.rebuild(self);
+        let body_type = self.types.of(&f.body).filter(|t| is_complete(t)).cloned();
+        match (&rebuilt.ret_type, body_type) {
+            (None, Some(t)) => Rewrite::Replace(Node::new(Function {
+                ret_type: Some(t),
+                ..(*rebuilt).clone()
+            })),
+            _ => rebuilt.into_rewrite(),
+        }
+    }
+}
+
+/// Infers the types of `f` and writes them into unannotated let variables
+/// and return types. Fails on a type error.
+pub fn fill_types(
+    module: &RelayModule,
+    f: &Node<Function>,
+) -> Result<Rewrite<Node<Function>>, TypeError> {
+    let (types, _) = infer_function(module, f)?;
+    let mut fill = Fill {
+        types: &types,
+        remap: HashMap::new(),
+        memo: MemoMap::new(),
+    };
+    Ok(fill.fill_function(f))
+}

@@ -1,0 +1,13 @@
+//! Passes over the Relay dialect, each a few dozen lines on the framework.
+
+mod dce;
+mod eliminate_cse;
+mod fold_constant;
+mod infer_type;
+mod registry;
+
+pub use dce::dead_code_elimination;
+pub use eliminate_cse::eliminate_common_subexpr;
+pub use fold_constant::{ConstantChecker, ConstantFolder, fold_constant};
+pub use infer_type::fill_types;
+pub use registry::{DEFAULT_PIPELINE, registry};

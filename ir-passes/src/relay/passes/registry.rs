@@ -1,0 +1,77 @@
+//! The Relay passes by name, for pipelines such as `fold-constant,dce{inline-once=true}`.
+
+use ir_core::pass::{
+    FunctionPass, Module, Pass, PassContext, PassError, PassOptions, PassRegistry,
+};
+use ir_core::{Node, Rewrite};
+
+use super::super::expr::{Expr, Function};
+use super::super::module::RelayModule;
+use super::{dead_code_elimination, eliminate_common_subexpr, fill_types, fold_constant};
+
+/// The pipeline `ir-opt` runs on its demo model.
+pub const DEFAULT_PIPELINE: &str = "infer-type,fold-constant,cse,dce";
+
+type F = Node<Function>;
+
+/// Runs an expression-to-expression transformation on a function's body.
+fn on_body(
+    name: &'static str,
+    opt_level: u32,
+    f: impl Fn(&Expr) -> Expr + Send + Sync + 'static,
+) -> FunctionPass<F> {
+    FunctionPass::new(
+        name,
+        opt_level,
+        move |func: &F, _: &RelayModule, _: &PassContext<F>| {
+            let body = f(&func.body);
+            if body.same_as(&func.body) {
+                return Ok(Rewrite::Keep);
+            }
+            Ok(Rewrite::Replace(Node::new(Function {
+                body,
+                ..(**func).clone()
+            })))
+        },
+    )
+}
+
+/// The registry of Relay passes: `infer-type`, `fold-constant`, `dce`
+/// (option `inline-once`), `cse`.
+pub fn registry() -> PassRegistry<F> {
+    let mut r = PassRegistry::new();
+    r.register(
+        "infer-type",
+        "infer types; fill in let-variable and return types",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(FunctionPass::new(
+                "infer-type",
+                0,
+                |f: &F, m: &Module<F>, _: &PassContext<F>| {
+                    fill_types(m, f).map_err(|e| PassError::new(e.to_string()))
+                },
+            )) as Box<dyn Pass<F>>)
+        },
+    );
+    r.register(
+        "fold-constant",
+        "evaluate constant subexpressions",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(on_body("fold-constant", 2, fold_constant)) as Box<dyn Pass<F>>)
+        },
+    );
+    r.register("dce", "remove unused let bindings", |o: &PassOptions| {
+        let inline_once = o.get_bool("inline-once", false)?;
+        o.expect_only(&["inline-once"])?;
+        Ok(Box::new(on_body("dce", 1, move |e| {
+            dead_code_elimination(e, inline_once)
+        })) as Box<dyn Pass<F>>)
+    });
+    r.register("cse", "share repeated calls", |o: &PassOptions| {
+        o.expect_only(&[])?;
+        Ok(Box::new(on_body("cse", 3, eliminate_common_subexpr)) as Box<dyn Pass<F>>)
+    });
+    r
+}
