@@ -15,6 +15,8 @@
 //! ```
 
 mod attrs;
+pub mod demo;
+mod dot;
 mod dtype;
 mod expr;
 mod infer;
@@ -27,8 +29,10 @@ pub mod passes;
 mod printer;
 mod tensor;
 mod ty;
+mod well_formed;
 
 pub use attrs::{AttrValue, Attrs};
+pub use dot::module_to_dot;
 pub use dtype::{DType, DTypeCode};
 pub use expr::{
     Call, Constant, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function, GlobalVar, If, Let, Op,
@@ -45,3 +49,4 @@ pub use ty::{
     Dim, FuncType, IncompleteType, TensorType, TupleType, Type, TypeMutator, TypeRewriter,
     TypeVisitor,
 };
+pub use well_formed::well_formed;

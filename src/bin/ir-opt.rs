@@ -1,0 +1,274 @@
+//! `ir-opt`: parse a Relay program, run passes on it, print the result.
+//!
+//! With no FILE it runs the default pipeline on a built-in demo model and
+//! shows before and after. With a FILE (or `-` for stdin) only the passes
+//! named by `--passes` run, none when it is absent (parse, verify, print).
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::{Parser, ValueEnum};
+use irkit::Node;
+use irkit::pass::{PassContext, PassTimer, PrintIr, VerifyEach};
+use irkit::passes::relay::passes::{DEFAULT_PIPELINE, registry};
+use irkit::passes::relay::{
+    Expr, Function, RelayModule, Span, demo::DEMO_MODEL, module_to_dot, parse_expr, parse_module,
+    print_expr, print_module, well_formed,
+};
+use irkit::structural::{structural_eq, structural_eq_map_free_vars};
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Emit {
+    /// The text format.
+    Text,
+    /// Graphviz.
+    Dot,
+}
+
+/// Optimize Relay programs with irkit passes.
+#[derive(Parser)]
+#[command(name = "ir-opt", version)]
+struct Args {
+    /// The program (`-` for standard input); without it, the built-in demo model.
+    file: Option<String>,
+    /// Passes to run, e.g. `fold-constant,dce{inline-once=true},cse`.
+    #[arg(long)]
+    passes: Option<String>,
+    /// Print the IR after each pass (to stderr).
+    #[arg(long)]
+    print_after_all: bool,
+    /// Print the time of each pass (to stderr).
+    #[arg(long)]
+    time_passes: bool,
+    /// Check well-formedness and types after each pass.
+    #[arg(long)]
+    verify_each: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    emit: Emit,
+    /// Compare the result with this program under alpha-equivalence; exit 1 with a diff if they differ.
+    #[arg(long)]
+    expect: Option<String>,
+    /// With --expect: match free variables by position (TVM's map_free_vars=True).
+    #[arg(long)]
+    map_free_vars: bool,
+    /// Optimization level: passes above it are skipped.
+    #[arg(short = 'O', default_value_t = 3)]
+    opt_level: u32,
+    /// List the passes and exit.
+    #[arg(long)]
+    list_passes: bool,
+}
+
+/// A program as read: a module, or expression-level text wrapped as `@main`
+/// over its free variables.
+struct Program {
+    module: RelayModule,
+    expression: bool,
+}
+
+fn read(path: &str) -> Result<String, String> {
+    if path == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+        Ok(s)
+    } else {
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+    }
+}
+
+/// Expression text has no version header and no `def`.
+fn is_expression_text(text: &str) -> bool {
+    !text.contains("#[version") && !text.split_whitespace().any(|w| w == "def")
+}
+
+fn parse(text: &str, origin: &str) -> Result<Program, String> {
+    if is_expression_text(text) {
+        let e = parse_expr(text).map_err(|e| format!("{origin}: {e}"))?;
+        let params = free_vars_of(&e);
+        let main = Node::new(Function {
+            params,
+            ret_type: None,
+            body: e,
+            attrs: Default::default(),
+            span: Span::default(),
+        });
+        let module = RelayModule::from_functions([("main".to_owned(), main)]);
+        return Ok(Program {
+            module,
+            expression: true,
+        });
+    }
+    let module = parse_module(text).map_err(|e| format!("{origin}: {e}"))?;
+    Ok(Program {
+        module,
+        expression: false,
+    })
+}
+
+fn free_vars_of(e: &Expr) -> Vec<Node<irkit::passes::relay::Var>> {
+    // The printer declares free variables first; reuse its order by parsing nothing new:
+    // collect them with a small visitor.
+    use irkit::passes::relay::{ExprVisitor, TypeVisitor, Var};
+    use irkit::{VisitedSet, Walk};
+    #[derive(Default)]
+    struct Free {
+        bound: std::collections::HashSet<usize>,
+        seen: std::collections::HashSet<usize>,
+        out: Vec<Node<Var>>,
+        visited: VisitedSet<Expr>,
+    }
+    impl TypeVisitor for Free {}
+    impl ExprVisitor for Free {
+        fn visit_expr(&mut self, e: &Expr) {
+            if e.is_var() || self.visited.first_visit(e) {
+                e.walk(self);
+            }
+        }
+        fn visit_var_def(&mut self, v: &Node<Var>) {
+            self.bound.insert(v.addr());
+        }
+        fn visit_var(&mut self, v: &Node<Var>) {
+            if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
+                self.out.push(v.clone());
+            }
+        }
+    }
+    let mut f = Free::default();
+    f.visit_expr(e);
+    f.out
+}
+
+fn render(program: &Program, module: &RelayModule, emit: Emit) -> String {
+    match emit {
+        Emit::Dot => module_to_dot(module),
+        Emit::Text if program.expression => match module.get("main") {
+            Some(main) => print_expr(&main.body),
+            None => String::new(),
+        },
+        Emit::Text => print_module(module),
+    }
+}
+
+fn run(args: Args) -> Result<ExitCode, String> {
+    let reg = registry();
+    if args.list_passes {
+        for (name, description) in reg.passes() {
+            println!("{name:16} {description}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let demo = args.file.is_none();
+    let (text, origin) = match &args.file {
+        Some(path) => (read(path)?, path.clone()),
+        None => (DEMO_MODEL.to_owned(), "<demo model>".to_owned()),
+    };
+    let program = parse(&text, &origin)?;
+    well_formed(&program.module)
+        .map_err(|e| format!("{origin}: the input is not well-formed: {e}"))?;
+
+    let pipeline_text = match (&args.passes, demo) {
+        (Some(p), _) => Some(p.clone()),
+        (None, true) => Some(DEFAULT_PIPELINE.to_owned()),
+        (None, false) => None,
+    };
+    let timer = std::sync::Arc::new(PassTimer::new());
+    let output = match &pipeline_text {
+        None => program.module.clone(),
+        Some(p) => {
+            let pipeline = reg.pipeline(p).map_err(|e| format!("--passes: {e}"))?;
+            let mut ctx = PassContext::default().with_opt_level(args.opt_level);
+            if args.print_after_all {
+                let expression = program.expression;
+                ctx = ctx.with_instrument(PrintIr::new(
+                    move |m: &RelayModule| match (expression, m.get("main")) {
+                        (true, Some(main)) => print_expr(&main.body),
+                        _ => print_module(m),
+                    },
+                    |s: &str| eprint!("{s}"),
+                ));
+            }
+            if args.verify_each {
+                ctx = ctx.with_instrument(VerifyEach::new(well_formed));
+            }
+            if args.time_passes {
+                ctx = ctx.with_instrument(SharedTimer(timer.clone()));
+            }
+            ctx.run(&pipeline, &program.module)
+                .map_err(|e| e.to_string())?
+        }
+    };
+    if args.time_passes {
+        eprint!("{}", timer.report());
+    }
+
+    if demo {
+        println!("// The demo model:");
+        print!("{}", render(&program, &program.module, args.emit));
+        println!();
+        println!("// After {}:", pipeline_text.as_deref().unwrap_or(""));
+    }
+    let rendered = render(&program, &output, args.emit);
+    print!("{rendered}");
+
+    if let Some(expect_path) = &args.expect {
+        let expected = parse(&read(expect_path)?, expect_path)?;
+        let equal = |a: &RelayModule, b: &RelayModule| {
+            a.len() == b.len()
+                && a.functions().all(|(name, f)| {
+                    b.get(name).is_some_and(|g| {
+                        if args.map_free_vars {
+                            structural_eq_map_free_vars(f, g)
+                        } else {
+                            structural_eq(f, g)
+                        }
+                    })
+                })
+        };
+        if !equal(&output, &expected.module) {
+            let want = render(&expected, &expected.module, Emit::Text);
+            let got = render(&program, &output, Emit::Text);
+            eprintln!("ir-opt: the result differs from {expect_path} (- expected, + actual):");
+            let diff = similar::TextDiff::from_lines(&want, &got);
+            eprint!(
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(expect_path, "result")
+            );
+            return Ok(ExitCode::from(1));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+struct SharedTimer(std::sync::Arc<PassTimer>);
+
+impl<F> irkit::pass::PassInstrument<F> for SharedTimer {
+    fn run_before_pass(
+        &self,
+        i: &irkit::pass::PassInfo,
+        m: &irkit::pass::Module<F>,
+    ) -> Result<(), irkit::pass::PassError> {
+        irkit::pass::PassInstrument::<F>::run_before_pass(&*self.0, i, m)
+    }
+    fn run_after_pass(
+        &self,
+        i: &irkit::pass::PassInfo,
+        m: &irkit::pass::Module<F>,
+    ) -> Result<(), irkit::pass::PassError> {
+        irkit::pass::PassInstrument::<F>::run_after_pass(&*self.0, i, m)
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("ir-opt: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
