@@ -215,17 +215,18 @@ fn run(args: Args) -> Result<ExitCode, String> {
 
     if let Some(expect_path) = &args.expect {
         let expected = parse(&read(expect_path)?, expect_path)?;
+        // Expression text compares bodies, so its free variables stay free.
+        let bodies = program.expression && expected.expression;
+        let same = |f: &Node<Function>, g: &Node<Function>| match (bodies, args.map_free_vars) {
+            (true, true) => structural_eq_map_free_vars(&f.body, &g.body),
+            (true, false) => structural_eq(&f.body, &g.body),
+            (false, true) => structural_eq_map_free_vars(f, g),
+            (false, false) => structural_eq(f, g),
+        };
         let equal = |a: &RelayModule, b: &RelayModule| {
             a.len() == b.len()
-                && a.functions().all(|(name, f)| {
-                    b.get(name).is_some_and(|g| {
-                        if args.map_free_vars {
-                            structural_eq_map_free_vars(f, g)
-                        } else {
-                            structural_eq(f, g)
-                        }
-                    })
-                })
+                && a.functions()
+                    .all(|(name, f)| b.get(name).is_some_and(|g| same(f, g)))
         };
         if !equal(&output, &expected.module) {
             let want = render(&expected, &expected.module, Emit::Text);

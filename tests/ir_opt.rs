@@ -1,0 +1,209 @@
+//! The `ir-opt` binary, run as a user runs it.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use pretty_assertions::assert_eq;
+
+fn ir_opt(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ir-opt"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ir-opt runs");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("ir-opt finishes")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn temp_file(name: &str, contents: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("ir-opt-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+const PROGRAM: &str = r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(2), float32]) {
+  let %unused = add(%x, %x);
+  let %k = add(1f, 2f);
+  multiply(%x, %k)
+}
+"#;
+
+#[test]
+fn the_demo_model_goes_through_the_default_pipeline() {
+    let out = ir_opt(&[], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("// The demo model:"));
+    assert!(stdout.contains("// After infer-type,fold-constant,cse,dce:"));
+    let after = stdout.split("// After").nth(1).unwrap();
+    assert!(!after.contains("%debug"), "the dead binding is gone");
+    assert!(!after.contains("if ("), "the constant branch is decided");
+    assert!(
+        after.contains("multiply(%h, 6f)"),
+        "the constant subgraph is folded"
+    );
+    assert!(
+        after.contains("%0 = nn.relu"),
+        "the repeated subexpression is shared"
+    );
+}
+
+#[test]
+fn a_file_without_passes_is_parsed_verified_and_printed() {
+    let path = temp_file("plain.relay", PROGRAM);
+    let out = ir_opt(&[&path], None);
+    assert!(out.status.success());
+    assert_eq!(text(&out.stdout), PROGRAM);
+}
+
+#[test]
+fn passes_with_options_from_stdin() {
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant,dce{inline-once=true}"],
+        Some(PROGRAM),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  multiply(%x, 3f)\n}\n"
+    );
+}
+
+#[test]
+fn expression_text_is_accepted() {
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant"],
+        Some("free_var %x: float32;\nadd(%x, multiply(2f, 3f))"),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "free_var %x: float32;\nadd(%x, 6f)\n");
+}
+
+#[test]
+fn expect_compares_under_alpha_equivalence() {
+    let expected = temp_file(
+        "expected.relay",
+        "#[version = \"0.0.5\"]\ndef @main(%input: Tensor[(2), float32]) {\n  multiply(%input, 3f)\n}\n",
+    );
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant,dce", "--expect", &expected],
+        Some(PROGRAM),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+
+    let wrong = temp_file(
+        "wrong.relay",
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2), float32]) {\n  multiply(%x, 4f)\n}\n",
+    );
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant,dce", "--expect", &wrong],
+        Some(PROGRAM),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("-  multiply(%x, 4f)"), "{stderr}");
+    assert!(stderr.contains("+  multiply(%x, 3f)"), "{stderr}");
+}
+
+#[test]
+fn expect_with_free_variables_needs_map_free_vars() {
+    let expected = temp_file("free.relay", "free_var %y: float32;\nadd(%y, 6f)\n");
+    let input = "free_var %x: float32;\nadd(%x, multiply(2f, 3f))";
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant", "--expect", &expected],
+        Some(input),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let out = ir_opt(
+        &[
+            "-",
+            "--passes",
+            "fold-constant",
+            "--expect",
+            &expected,
+            "--map-free-vars",
+        ],
+        Some(input),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn errors_go_to_stderr_with_a_nonzero_exit() {
+    let out = ir_opt(&["-", "--passes", "fold-constant,dse"], Some(PROGRAM));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ir-opt: --passes: pipeline column 15: unknown pass `dse`; known passes: cse, dce, fold-constant, infer-type\n"
+    );
+
+    let out = ir_opt(
+        &["-"],
+        Some("#[version = \"0.0.5\"]\ndef @main() {\n  add(1, \n}"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.starts_with("ir-opt: -: Error: 4:1: expected an expression, found `}`"),
+        "{stderr}"
+    );
+
+    let out = ir_opt(&["/nonexistent/file.relay"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("ir-opt: cannot read /nonexistent/file.relay"));
+
+    let out = ir_opt(
+        &["-"],
+        Some("#[version = \"0.0.5\"]\ndef @main(%x: float32) { add(%x, (1f, 2f)) }"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("not well-formed"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn instruments_print_time_and_verify() {
+    let out = ir_opt(
+        &[
+            "-",
+            "--passes",
+            "fold-constant,dce",
+            "--print-after-all",
+            "--time-passes",
+            "--verify-each",
+        ],
+        Some(PROGRAM),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("// IR after fold-constant"));
+    assert!(stderr.contains("// IR after dce"));
+    assert!(stderr.contains("ms  fold-constant"));
+    assert!(stderr.contains("ms  total"));
+}
+
+#[test]
+fn graphviz_output() {
+    let out = ir_opt(&["-", "--emit", "dot"], Some(PROGRAM));
+    assert!(out.status.success());
+    let dot = text(&out.stdout);
+    assert!(dot.starts_with("digraph module {"));
+    assert!(dot.contains("label=\"multiply\""));
+    assert!(dot.contains("label=\"@main\""));
+}
