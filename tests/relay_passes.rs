@@ -287,3 +287,77 @@ def @main(%x: Tensor[(1, 4), float32]) -> Tensor[(1, 4), float32] {
         &[f32s(&[1, 4], &[1.0, 2.0, 3.0, 4.0])],
     );
 }
+
+#[test]
+fn to_anf_binds_every_compound_expression_once() {
+    check(
+        "to-anf",
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) {
+  %0 = multiply(%x, 2f);
+  if (less(%x, 0f)) { negative(%0) } else { add(%0, %0) }
+}"#,
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) {
+  let %x0 = less(%x, 0f);
+  let %x1 = multiply(%x, 2f);
+  let %x4 = if (%x0) {
+    let %x2 = negative(%x1);
+    %x2
+  } else {
+    let %x3 = add(%x1, %x1);
+    %x3
+  };
+  %x4
+}
+"#,
+        &[f32s(&[], &[-3.0])],
+    );
+}
+
+#[test]
+fn to_gnf_replaces_lets_by_shared_nodes() {
+    check(
+        "to-gnf",
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) {
+  let %a = multiply(%x, 2f);
+  let %b = add(%a, %a);
+  let %f = fn (%n: int32) -> int32 { if (equal(%n, 0)) { 0 } else { %f(subtract(%n, 1)) } };
+  (%b, %f(3))
+}"#,
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) {
+  let %f = fn (%n: int32) -> int32 {
+    if (equal(%n, 0)) {
+      0
+    } else {
+      %f(subtract(%n, 1))
+    }
+  };
+  %0 = multiply(%x, 2f);
+  (add(%0, %0), %f(3))
+}
+"#,
+        &[f32s(&[], &[1.5])],
+    );
+}
+
+#[test]
+fn anf_then_gnf_gives_back_the_graph() {
+    let before = parse_module(
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) {
+  %0 = multiply(%x, 2f);
+  %1 = (%0, add(%0, 1f));
+  add(%1.0, %1.1)
+}"#,
+    )
+    .unwrap();
+    let passes = registry().pipeline("to-anf,to-gnf").unwrap();
+    let out = PassContext::default().run(&passes, &before).unwrap();
+    assert!(irkit::structural::structural_eq(
+        out.get("main").unwrap(),
+        before.get("main").unwrap()
+    ));
+}

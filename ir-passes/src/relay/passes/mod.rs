@@ -5,9 +5,13 @@ mod eliminate_cse;
 mod fold_constant;
 mod infer_type;
 mod registry;
+mod to_anf;
+mod to_gnf;
 
 pub use dce::dead_code_elimination;
 pub use eliminate_cse::eliminate_common_subexpr;
 pub use fold_constant::{ConstantChecker, ConstantFolder, fold_constant};
 pub use infer_type::fill_types;
 pub use registry::{DEFAULT_PIPELINE, registry};
+pub use to_anf::to_anf;
+pub use to_gnf::to_gnf;

@@ -7,7 +7,9 @@ use ir_core::{Node, Rewrite};
 
 use super::super::expr::{Expr, Function};
 use super::super::module::RelayModule;
-use super::{dead_code_elimination, eliminate_common_subexpr, fill_types, fold_constant};
+use super::{
+    dead_code_elimination, eliminate_common_subexpr, fill_types, fold_constant, to_anf, to_gnf,
+};
 
 /// The pipeline `ir-opt` runs on its demo model.
 pub const DEFAULT_PIPELINE: &str = "infer-type,fold-constant,cse,dce";
@@ -37,7 +39,7 @@ fn on_body(
 }
 
 /// The registry of Relay passes: `infer-type`, `fold-constant`, `dce`
-/// (option `inline-once`), `cse`.
+/// (option `inline-once`), `cse`, `to-anf`, `to-gnf`.
 pub fn registry() -> PassRegistry<F> {
     let mut r = PassRegistry::new();
     r.register(
@@ -73,5 +75,21 @@ pub fn registry() -> PassRegistry<F> {
         o.expect_only(&[])?;
         Ok(Box::new(on_body("cse", 3, eliminate_common_subexpr)) as Box<dyn Pass<F>>)
     });
+    r.register(
+        "to-anf",
+        "bind every compound subexpression with a let (A-normal form)",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(on_body("to-anf", 0, to_anf)) as Box<dyn Pass<F>>)
+        },
+    );
+    r.register(
+        "to-gnf",
+        "replace lets by shared nodes (graph normal form)",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(on_body("to-gnf", 0, to_gnf)) as Box<dyn Pass<F>>)
+        },
+    );
     r
 }

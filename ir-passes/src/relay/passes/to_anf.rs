@@ -1,0 +1,266 @@
+//! ToANormalForm: every compound subexpression (call, tuple, projection, if,
+//! function) is bound to a variable by a `let`, in evaluation order; if
+//! branches and function bodies are scopes of their own. A node used from
+//! several scopes is bound once, in the innermost scope enclosing all its uses
+//! (TVM places it the same way, by the lowest common ancestor).
+
+use std::collections::HashMap;
+
+use ir_core::stack::guarded;
+use ir_core::{Family, Node};
+
+use super::super::expr::{Call, Expr, Function, If, Let, Span, Tuple, TupleGetItem, Var};
+
+type ScopeId = usize;
+
+fn is_atomic(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Var(_) | Expr::GlobalVar(_) | Expr::Constant(_) | Expr::Op(_)
+    ) || matches!(e, Expr::Tuple(t) if t.fields.is_empty())
+}
+
+/// The children of a node and the scope each is evaluated in.
+fn children(
+    e: &Expr,
+    here: ScopeId,
+    scope_of_branch: &mut impl FnMut(usize, u8) -> ScopeId,
+) -> Vec<(Expr, ScopeId)> {
+    match e {
+        Expr::Call(c) => std::iter::once(c.op.clone())
+            .chain(c.args.iter().cloned())
+            .map(|x| (x, here))
+            .collect(),
+        Expr::Tuple(t) => t.fields.iter().map(|x| (x.clone(), here)).collect(),
+        Expr::TupleGetItem(g) => vec![(g.tuple.clone(), here)],
+        Expr::Let(l) => vec![(l.value.clone(), here), (l.body.clone(), here)],
+        Expr::If(i) => vec![
+            (i.cond.clone(), here),
+            (i.then_branch.clone(), scope_of_branch(i.addr(), 0)),
+            (i.else_branch.clone(), scope_of_branch(i.addr(), 1)),
+        ],
+        Expr::Function(f) => vec![(f.body.clone(), scope_of_branch(f.addr(), 0))],
+        _ => vec![],
+    }
+}
+
+/// Phase 1: the scope of every compound node, as the common ancestor of its uses.
+#[derive(Default)]
+struct Placement {
+    scope_of: HashMap<usize, ScopeId>,
+    /// Scope id -> the If/Function node owning it (none for the root).
+    owner: Vec<Option<usize>>,
+    branch_scopes: HashMap<(usize, u8), ScopeId>,
+}
+
+impl Placement {
+    fn branch_scope(&mut self, node: usize, branch: u8) -> ScopeId {
+        let next = self.owner.len();
+        let id = *self.branch_scopes.entry((node, branch)).or_insert(next);
+        if id == next {
+            self.owner.push(Some(node));
+        }
+        id
+    }
+
+    fn parent(&self, s: ScopeId) -> Option<ScopeId> {
+        self.owner[s].and_then(|o| self.scope_of.get(&o).copied())
+    }
+
+    fn depth(&self, mut s: ScopeId) -> usize {
+        let mut d = 0;
+        while let Some(p) = self.parent(s) {
+            s = p;
+            d += 1;
+        }
+        d
+    }
+
+    fn lca(&self, mut a: ScopeId, mut b: ScopeId) -> ScopeId {
+        let (mut da, mut db) = (self.depth(a), self.depth(b));
+        while da > db {
+            a = self.parent(a).unwrap_or(0);
+            da -= 1;
+        }
+        while db > da {
+            b = self.parent(b).unwrap_or(0);
+            db -= 1;
+        }
+        while a != b {
+            a = self.parent(a).unwrap_or(0);
+            b = self.parent(b).unwrap_or(0);
+        }
+        a
+    }
+
+    fn place(&mut self, root: &Expr) {
+        self.owner.push(None);
+        let mut work = vec![(root.clone(), 0)];
+        while let Some((e, s)) = work.pop() {
+            if is_atomic(&e) {
+                continue;
+            }
+            let new = match self.scope_of.get(&e.addr()) {
+                Some(&old) => {
+                    let l = self.lca(old, s);
+                    if l == old {
+                        continue;
+                    }
+                    l
+                }
+                None => s,
+            };
+            self.scope_of.insert(e.addr(), new);
+            let kids = children(&e, new, &mut |n, b| self.branch_scope(n, b));
+            work.extend(kids);
+        }
+    }
+}
+
+/// Phase 2: conversion, binding each node into its placed scope.
+struct Anf {
+    placement: Placement,
+    /// Open scopes (ids) and their bindings, outermost first.
+    open: Vec<(ScopeId, Vec<(Node<Var>, Expr)>)>,
+    bound: HashMap<usize, (Expr, ScopeId)>,
+    keep: Vec<Expr>,
+    fresh: usize,
+}
+
+impl Anf {
+    fn fresh_var(&mut self) -> Node<Var> {
+        let v = Expr::var(&format!("x{}", self.fresh), None);
+        self.fresh += 1;
+        v
+    }
+
+    /// Converts `e` in scope `id` and returns the scope's let chain.
+    fn scope(&mut self, id: ScopeId, e: &Expr) -> Expr {
+        self.open.push((id, Vec::new()));
+        let result = self.atom(e);
+        let (_, bindings) = self.open.pop().unwrap_or_default();
+        bindings
+            .into_iter()
+            .rev()
+            .fold(result, |body, (var, value)| {
+                Let {
+                    var,
+                    value,
+                    body,
+                    span: Span::default(),
+                }
+                .into()
+            })
+    }
+
+    fn bind(&mut self, original: &Expr, value: Expr, var: Option<Node<Var>>) -> Expr {
+        let var = var.unwrap_or_else(|| self.fresh_var());
+        let atom: Expr = var.clone().into();
+        let target = self.placement.scope_of.get(&original.addr()).copied();
+        // The placed scope is open (it encloses every use); else the innermost.
+        let slot = target
+            .and_then(|t| self.open.iter().rposition(|(id, _)| *id == t))
+            .unwrap_or(self.open.len().saturating_sub(1));
+        if let Some((id, bindings)) = self.open.get_mut(slot) {
+            bindings.push((var, value));
+            self.bound.insert(original.addr(), (atom.clone(), *id));
+        }
+        self.keep.push(original.clone());
+        atom
+    }
+
+    fn atom(&mut self, e: &Expr) -> Expr {
+        guarded(|| {
+            if is_atomic(e) {
+                return e.clone();
+            }
+            if let Some((atom, scope)) = self.bound.get(&e.addr())
+                && self.open.iter().any(|(id, _)| id == scope)
+            {
+                return atom.clone();
+            }
+            if let Expr::Let(_) = e {
+                let mut cur = e.clone();
+                while let Expr::Let(l) = &cur {
+                    let value = self.value(&l.value);
+                    self.bind(&l.value, value, Some(l.var.clone()));
+                    cur = l.body.clone();
+                }
+                return self.atom(&cur);
+            }
+            let value = self.value(e);
+            self.bind(e, value, None)
+        })
+    }
+
+    fn value(&mut self, e: &Expr) -> Expr {
+        guarded(|| match e {
+            Expr::Call(c) => {
+                let op = self.atom(&c.op);
+                let args = c.args.iter().map(|a| self.atom(a)).collect();
+                Call {
+                    op,
+                    args,
+                    attrs: c.attrs.clone(),
+                    span: c.span,
+                }
+                .into()
+            }
+            Expr::Tuple(t) => Tuple {
+                fields: t.fields.iter().map(|f| self.atom(f)).collect(),
+                span: t.span,
+            }
+            .into(),
+            Expr::TupleGetItem(g) => TupleGetItem {
+                tuple: self.atom(&g.tuple),
+                index: g.index,
+                span: g.span,
+            }
+            .into(),
+            Expr::If(i) => {
+                let cond = self.atom(&i.cond);
+                let (t, f) = (
+                    self.placement.branch_scope(i.addr(), 0),
+                    self.placement.branch_scope(i.addr(), 1),
+                );
+                let then_branch = self.scope(t, &i.then_branch);
+                let else_branch = self.scope(f, &i.else_branch);
+                If {
+                    cond,
+                    then_branch,
+                    else_branch,
+                    span: i.span,
+                }
+                .into()
+            }
+            Expr::Function(f) => {
+                let s = self.placement.branch_scope(f.addr(), 0);
+                let body = self.scope(s, &f.body);
+                Function {
+                    body,
+                    ..(**f).clone()
+                }
+                .into()
+            }
+            Expr::Let(_) => {
+                let s = self.open.last().map(|(id, _)| *id).unwrap_or(0);
+                self.scope(s, e)
+            }
+            atomic => atomic.clone(),
+        })
+    }
+}
+
+/// Converts `e` to A-normal form.
+pub fn to_anf(e: &Expr) -> Expr {
+    let mut placement = Placement::default();
+    placement.place(e);
+    let mut anf = Anf {
+        placement,
+        open: Vec::new(),
+        bound: HashMap::new(),
+        keep: Vec::new(),
+        fresh: 0,
+    };
+    anf.scope(0, e)
+}

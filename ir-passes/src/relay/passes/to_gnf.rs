@@ -1,0 +1,72 @@
+//! ToGraphNormalForm: removes let bindings by putting each bound value at its
+//! uses, as one shared node (graph bindings, when printed). A let that binds a
+//! recursive function stays.
+
+use std::collections::HashMap;
+
+use ir_core::{MemoMap, Node, Rebuild, Rewrite, VisitedSet, Walk};
+
+use super::super::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
+use super::super::ty::{TypeMutator, TypeVisitor};
+
+/// `true` if `v` is used inside `e`.
+fn uses(e: &Expr, v: &Node<Var>) -> bool {
+    struct Find<'a> {
+        var: &'a Node<Var>,
+        found: bool,
+        seen: VisitedSet<Expr>,
+    }
+    impl TypeVisitor for Find<'_> {}
+    impl ExprVisitor for Find<'_> {
+        fn visit_expr(&mut self, e: &Expr) {
+            if !self.found && (e.is_var() || self.seen.first_visit(e)) {
+                e.walk(self);
+            }
+        }
+        fn visit_var(&mut self, u: &Node<Var>) {
+            self.found |= u.same_as(self.var);
+        }
+    }
+    let mut f = Find {
+        var: v,
+        found: false,
+        seen: VisitedSet::new(),
+    };
+    f.visit_expr(e);
+    f.found
+}
+
+#[derive(Default)]
+struct Gnf {
+    values: HashMap<usize, Expr>,
+    memo: MemoMap<Expr>,
+}
+
+impl TypeMutator for Gnf {}
+impl ExprMutator for Gnf {
+    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+        if let Some(done) = self.memo.get(e) {
+            return done;
+        }
+        let result = e.rebuild(self);
+        self.memo.insert(e, result)
+    }
+
+    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+        self.values.get(&v.addr()).cloned().into()
+    }
+
+    fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
+        if matches!(l.value, Expr::Function(_)) && uses(&l.value, &l.var) {
+            return l.rebuild(self).into();
+        }
+        let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
+        self.values.insert(l.var.addr(), value);
+        Rewrite::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body))
+    }
+}
+
+/// Converts `e` to graph normal form.
+pub fn to_gnf(e: &Expr) -> Expr {
+    Gnf::default().mutate_expr(e).unwrap_or_clone(e)
+}
