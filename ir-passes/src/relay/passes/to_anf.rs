@@ -13,6 +13,9 @@ use super::super::expr::{Call, Expr, Function, If, Let, Span, Tuple, TupleGetIte
 
 type ScopeId = usize;
 
+/// The `let`s of one scope, in order.
+type Bindings = Vec<(Node<Var>, Expr)>;
+
 fn is_atomic(e: &Expr) -> bool {
     matches!(
         e,
@@ -121,7 +124,7 @@ impl Placement {
 struct Anf {
     placement: Placement,
     /// Open scopes (ids) and their bindings, outermost first.
-    open: Vec<(ScopeId, Vec<(Node<Var>, Expr)>)>,
+    open: Vec<(ScopeId, Bindings)>,
     bound: HashMap<usize, (Expr, ScopeId)>,
     keep: Vec<Expr>,
     fresh: usize,
