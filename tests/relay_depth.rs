@@ -35,7 +35,7 @@ fn nested_call_text(n: usize) -> String {
 
 fn through_everything(name: &str, text: &str) {
     let t = Instant::now();
-    let mut step = |what: &str| {
+    let step = |what: &str| {
         eprintln!("{name}: {what} at {:.2?}", t.elapsed());
     };
     let module = parse_module(text).unwrap();
