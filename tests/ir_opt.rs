@@ -147,7 +147,7 @@ fn errors_go_to_stderr_with_a_nonzero_exit() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         text(&out.stderr),
-        "ir-opt: --passes: pipeline column 15: unknown pass `dse`; known passes: cse, dce, fold-constant, infer-type\n"
+        "ir-opt: --passes: pipeline column 15: unknown pass `dse`; known passes: cse, dce, fold-constant, infer-type, to-anf, to-gnf\n"
     );
 
     let out = ir_opt(

@@ -22,12 +22,13 @@ pub fn print_module(module: &RelayModule) -> String {
     for (name, function) in module.functions() {
         p.reset_function();
         p.count_uses(&function.body);
-        p.begin_block();
+        p.place_bindings(&function.body);
+        p.begin_block(ROOT);
         p.line_start();
         p.write(&format!("def @{name}"));
         p.signature(function);
         p.write(" ");
-        p.braced_seq(&function.body);
+        p.braced_seq(&function.body, ROOT);
         p.line_end();
         out.push_str(&p.end_block());
     }
@@ -40,7 +41,8 @@ pub fn print_module(module: &RelayModule) -> String {
 pub fn print_expr(e: &Expr) -> String {
     let mut p = Printer::default();
     p.count_uses(e);
-    p.begin_block();
+    p.place_bindings(e);
+    p.begin_block(ROOT);
     for var in free_vars(e) {
         p.line_start();
         p.write("free_var ");
@@ -130,10 +132,18 @@ fn free_vars(e: &Expr) -> Vec<Node<Var>> {
     f.free
 }
 
+/// A block of the printed text: the function body (`ROOT`), an if branch or
+/// a function body (`(node, 0 | 1)`), or a parenthesised let sequence (`(node, 2)`).
+type BlockKey = (usize, u8);
+const ROOT: BlockKey = (0, 0);
+
 #[derive(Default)]
 struct Printer {
-    /// Finished text of each open block.
-    blocks: Vec<String>,
+    /// Open blocks: key, finished text, indentation.
+    blocks: Vec<(BlockKey, String, usize)>,
+    /// The block each shared compound node is bound in: the innermost block
+    /// enclosing all its uses, so its `%N = ...;` precedes every use.
+    place: FxHashMap<usize, BlockKey>,
     /// Lines being built (a nested binding starts a new one).
     lines: Vec<String>,
     indent: usize,
@@ -151,6 +161,7 @@ struct Printer {
 impl Printer {
     fn reset_function(&mut self) {
         self.uses.clear();
+        self.place.clear();
         self.bound.clear();
         self.next_binding = 0;
     }
@@ -173,18 +184,109 @@ impl Printer {
         Count(&mut self.uses).visit_expr(e);
     }
 
+    /// Places each shared compound node in the innermost block enclosing all
+    /// its uses (blocks follow the printer: if branches, function bodies, lets
+    /// in expression position). Scopes move outward only, so a worklist settles.
+    fn place_bindings(&mut self, root: &Expr) {
+        let mut owner: FxHashMap<BlockKey, usize> = FxHashMap::default();
+        let mut scope_of: FxHashMap<usize, BlockKey> = FxHashMap::default();
+        let parent = |owner: &FxHashMap<BlockKey, usize>,
+                      scope_of: &FxHashMap<usize, BlockKey>,
+                      k: BlockKey| {
+            owner
+                .get(&k)
+                .map(|o| scope_of.get(o).copied().unwrap_or(ROOT))
+        };
+        let lca = |owner: &FxHashMap<BlockKey, usize>,
+                   scope_of: &FxHashMap<usize, BlockKey>,
+                   a: BlockKey,
+                   b: BlockKey| {
+            let chain = |mut k: BlockKey| {
+                let mut v = vec![k];
+                while let Some(p) = parent(owner, scope_of, k) {
+                    v.push(p);
+                    k = p;
+                }
+                v
+            };
+            let ca = chain(a);
+            chain(b)
+                .into_iter()
+                .find(|k| ca.contains(k))
+                .unwrap_or(ROOT)
+        };
+        // (node, block, in sequence position)
+        let mut work: Vec<(Expr, BlockKey, bool)> = vec![(root.clone(), ROOT, true)];
+        while let Some((e, here, seq)) = work.pop() {
+            if !Self::is_graph(&e) {
+                continue;
+            }
+            let shared = self.is_shared(&e);
+            let new = match scope_of.get(&e.addr()) {
+                Some(&old) => {
+                    let l = lca(&owner, &scope_of, old, here);
+                    if l == old {
+                        continue;
+                    }
+                    l
+                }
+                None => here,
+            };
+            scope_of.insert(e.addr(), new);
+            let mut open = |key: BlockKey| {
+                owner.insert(key, e.addr());
+                key
+            };
+            match &e {
+                Expr::Let(l) if seq && !shared => {
+                    work.push((l.body.clone(), new, true));
+                    work.push((l.value.clone(), new, false));
+                }
+                Expr::Let(l) => {
+                    let k = open((l.addr(), 2));
+                    work.push((l.body.clone(), k, true));
+                    work.push((l.value.clone(), k, false));
+                }
+                Expr::If(i) => {
+                    let (t, f) = (open((i.addr(), 0)), open((i.addr(), 1)));
+                    work.push((i.else_branch.clone(), f, true));
+                    work.push((i.then_branch.clone(), t, true));
+                    work.push((i.cond.clone(), new, false));
+                }
+                Expr::Function(f) => {
+                    let k = open((f.addr(), 0));
+                    work.push((f.body.clone(), k, true));
+                }
+                Expr::Call(c) => {
+                    work.extend(c.args.iter().map(|a| (a.clone(), new, false)));
+                    work.push((c.op.clone(), new, false));
+                }
+                Expr::Tuple(t) => work.extend(t.fields.iter().map(|a| (a.clone(), new, false))),
+                Expr::TupleGetItem(g) => work.push((g.tuple.clone(), new, false)),
+                _ => {}
+            }
+        }
+        self.place = scope_of
+            .into_iter()
+            .filter(|(addr, _)| self.uses.get(addr).is_some_and(|&n| n > 1))
+            .collect();
+    }
+
     fn write(&mut self, s: &str) {
         if let Some(line) = self.lines.last_mut() {
             line.push_str(s);
         }
     }
 
-    fn begin_block(&mut self) {
-        self.blocks.push(String::new());
+    fn begin_block(&mut self, key: BlockKey) {
+        self.blocks.push((key, String::new(), self.indent));
     }
 
     fn end_block(&mut self) -> String {
-        self.blocks.pop().unwrap_or_default()
+        self.blocks
+            .pop()
+            .map(|(_, text, _)| text)
+            .unwrap_or_default()
     }
 
     fn line_start(&mut self) {
@@ -192,9 +294,15 @@ impl Printer {
     }
 
     fn line_end(&mut self) {
+        let top = self.blocks.len().saturating_sub(1);
+        self.line_end_in(top);
+    }
+
+    /// Ends the current line into the block at `index` of the open blocks.
+    fn line_end_in(&mut self, index: usize) {
         let line = self.lines.pop().unwrap_or_default();
-        if let Some(block) = self.blocks.last_mut() {
-            for _ in 0..self.indent {
+        if let Some((_, block, indent)) = self.blocks.get_mut(index) {
+            for _ in 0..*indent {
                 block.push_str("  ");
             }
             block.push_str(&line);
@@ -203,15 +311,15 @@ impl Printer {
     }
 
     /// `{`, the sequence indented, `}` (the braces go into the current line).
-    fn braced_seq(&mut self, e: &Expr) {
+    fn braced_seq(&mut self, e: &Expr, key: BlockKey) {
         self.write("{");
-        self.nested_seq(e);
+        self.nested_seq(e, key);
         self.write("}");
     }
 
-    fn nested_seq(&mut self, e: &Expr) {
+    fn nested_seq(&mut self, e: &Expr, key: BlockKey) {
         self.indent += 1;
-        self.begin_block();
+        self.begin_block(key);
         self.seq(e);
         let text = self.end_block();
         self.indent -= 1;
@@ -249,10 +357,18 @@ impl Printer {
         self.uses.get(&e.addr()).is_some_and(|&n| n > 1)
     }
 
+    /// Compound nodes: printed once with `%N = ...;` when used more than once
+    /// (projections too, though equality ignores their sharing, so that
+    /// printing a DAG of them stays linear).
     fn is_graph(e: &Expr) -> bool {
         matches!(
             e,
-            Expr::Call(_) | Expr::Tuple(_) | Expr::Function(_) | Expr::Let(_) | Expr::If(_)
+            Expr::Call(_)
+                | Expr::Tuple(_)
+                | Expr::TupleGetItem(_)
+                | Expr::Function(_)
+                | Expr::Let(_)
+                | Expr::If(_)
         )
     }
 
@@ -270,9 +386,16 @@ impl Printer {
                 let text = self.lines.pop().unwrap_or_default();
                 let name = format!("%{}", self.next_binding);
                 self.next_binding += 1;
+                let key = self.place.get(&e.addr()).copied().unwrap_or(ROOT);
+                let top = self.blocks.len().saturating_sub(1);
+                let index = self
+                    .blocks
+                    .iter()
+                    .rposition(|(k, _, _)| *k == key)
+                    .unwrap_or(top);
                 self.line_start();
                 self.write(&format!("{name} = {text};"));
-                self.line_end();
+                self.line_end_in(index);
                 self.bound.insert(e.addr(), name.clone());
                 return self.write(&name);
             }
@@ -350,20 +473,20 @@ impl Printer {
                 self.write("fn ");
                 self.signature(f);
                 self.write(" ");
-                self.braced_seq(&f.body);
+                self.braced_seq(&f.body, (f.addr(), 0));
             }
-            Expr::Let(_) => {
+            Expr::Let(l) => {
                 self.write("(");
-                self.nested_seq(e);
+                self.nested_seq(e, (l.addr(), 2));
                 self.write(")");
             }
             Expr::If(i) => {
                 self.write("if (");
                 self.expr(&i.cond);
                 self.write(") ");
-                self.braced_seq(&i.then_branch);
+                self.braced_seq(&i.then_branch, (i.addr(), 0));
                 self.write(" else ");
-                self.braced_seq(&i.else_branch);
+                self.braced_seq(&i.else_branch, (i.addr(), 1));
             }
         }
     }
