@@ -12,8 +12,8 @@ use irkit::Node;
 use irkit::pass::{PassContext, PassTimer, PrintIr, VerifyEach};
 use irkit::passes::relay::passes::{DEFAULT_PIPELINE, registry};
 use irkit::passes::relay::{
-    Expr, Function, RelayModule, Span, demo::DEMO_MODEL, module_to_dot, parse_expr, parse_module,
-    print_expr, print_module, well_formed,
+    Function, RelayModule, Span, demo::DEMO_MODEL, free_vars, module_to_dot, parse_expr,
+    parse_module, print_expr, print_module, well_formed,
 };
 use irkit::structural::{structural_eq, structural_eq_map_free_vars};
 
@@ -87,7 +87,7 @@ fn is_expression_text(text: &str) -> bool {
 fn parse(text: &str, origin: &str) -> Result<Program, String> {
     if is_expression_text(text) {
         let e = parse_expr(text).map_err(|e| format!("{origin}: {e}"))?;
-        let params = free_vars_of(&e);
+        let params = free_vars(&e);
         let main = Node::new(Function {
             params,
             ret_type: None,
@@ -106,39 +106,6 @@ fn parse(text: &str, origin: &str) -> Result<Program, String> {
         module,
         expression: false,
     })
-}
-
-fn free_vars_of(e: &Expr) -> Vec<Node<irkit::passes::relay::Var>> {
-    // The printer declares free variables first; reuse its order by parsing nothing new:
-    // collect them with a small visitor.
-    use irkit::passes::relay::{ExprVisitor, TypeVisitor, Var};
-    use irkit::{VisitedSet, Walk};
-    #[derive(Default)]
-    struct Free {
-        bound: std::collections::HashSet<usize>,
-        seen: std::collections::HashSet<usize>,
-        out: Vec<Node<Var>>,
-        visited: VisitedSet<Expr>,
-    }
-    impl TypeVisitor for Free {}
-    impl ExprVisitor for Free {
-        fn visit_expr(&mut self, e: &Expr) {
-            if e.is_var() || self.visited.first_visit(e) {
-                e.walk(self);
-            }
-        }
-        fn visit_var_def(&mut self, v: &Node<Var>) {
-            self.bound.insert(v.addr());
-        }
-        fn visit_var(&mut self, v: &Node<Var>) {
-            if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
-                self.out.push(v.clone());
-            }
-        }
-    }
-    let mut f = Free::default();
-    f.visit_expr(e);
-    f.out
 }
 
 fn render(program: &Program, module: &RelayModule, emit: Emit) -> String {

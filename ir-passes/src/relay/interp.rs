@@ -4,13 +4,13 @@
 use std::collections::HashMap;
 
 use ir_core::stack::guarded;
-use ir_core::{Family, Node, VisitedSet, Walk};
+use ir_core::{Family, Node};
 
-use super::expr::{Expr, ExprVisitor, Function, Var};
+use super::expr::{Expr, Function, Var};
+use super::free_vars::function_free_vars;
 use super::module::RelayModule;
 use super::ops::{OpValue, op};
 use super::tensor::Tensor;
-use super::ty::TypeVisitor;
 
 /// A runtime value.
 #[derive(Debug, Clone)]
@@ -270,34 +270,4 @@ impl<'m> Interpreter<'m> {
         }
         result
     }
-}
-
-/// Variables used in `f` but not bound in it.
-fn function_free_vars(f: &Node<Function>) -> Vec<Node<Var>> {
-    #[derive(Default)]
-    struct Free {
-        bound: std::collections::HashSet<usize>,
-        seen: std::collections::HashSet<usize>,
-        free: Vec<Node<Var>>,
-        visited: VisitedSet<Expr>,
-    }
-    impl TypeVisitor for Free {}
-    impl ExprVisitor for Free {
-        fn visit_expr(&mut self, e: &Expr) {
-            if self.visited.first_visit(e) {
-                e.walk(self);
-            }
-        }
-        fn visit_var_def(&mut self, v: &Node<Var>) {
-            self.bound.insert(v.addr());
-        }
-        fn visit_var(&mut self, v: &Node<Var>) {
-            if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
-                self.free.push(v.clone());
-            }
-        }
-    }
-    let mut free = Free::default();
-    free.visit_function(f);
-    free.free
 }

@@ -19,6 +19,7 @@ pub mod demo;
 mod dot;
 mod dtype;
 mod expr;
+mod free_vars;
 mod infer;
 mod interp;
 mod lexer;
@@ -38,6 +39,7 @@ pub use expr::{
     Call, Constant, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function, GlobalVar, If, Let, Op,
     Span, Tuple, TupleGetItem, Var,
 };
+pub use free_vars::{free_vars, function_free_vars};
 pub use infer::{TypeError, TypeMap, check_module, infer_function, is_complete};
 pub use interp::{Closure, Value, eval_expr, run_main};
 pub use module::RelayModule;

@@ -4,6 +4,8 @@
 //! `#[metadata]` section, variable names are made unique.
 
 use std::collections::HashSet;
+
+use super::free_vars::free_vars;
 use std::fmt::Write;
 
 use ir_core::stack::guarded;
@@ -99,37 +101,6 @@ fn write_type(out: &mut String, t: &Type) {
         }
         Type::IncompleteType(_) => out.push('_'),
     })
-}
-
-/// Free variables in order of first use.
-fn free_vars(e: &Expr) -> Vec<Node<Var>> {
-    #[derive(Default)]
-    struct Free {
-        bound: HashSet<usize>,
-        seen: HashSet<usize>,
-        free: Vec<Node<Var>>,
-        visited: ir_core::VisitedSet<Expr>,
-    }
-    impl TypeVisitor for Free {}
-    impl ExprVisitor for Free {
-        fn visit_expr(&mut self, e: &Expr) {
-            if self.visited.first_visit(e) {
-                e.walk(self);
-            }
-        }
-        fn visit_var_def(&mut self, v: &Node<Var>) {
-            self.bound.insert(v.addr());
-            v.walk(self);
-        }
-        fn visit_var(&mut self, v: &Node<Var>) {
-            if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
-                self.free.push(v.clone());
-            }
-        }
-    }
-    let mut f = Free::default();
-    f.visit_expr(e);
-    f.free
 }
 
 /// A block of the printed text: the function body (`ROOT`), an if branch or

@@ -1,0 +1,57 @@
+//! FreeVars: the variables an expression uses but does not bind.
+
+use std::collections::HashSet;
+
+use ir_core::{Node, VisitedSet, Walk};
+
+use super::expr::{Expr, ExprVisitor, Function, Var};
+use super::ty::TypeVisitor;
+
+#[derive(Default)]
+struct Free {
+    bound: HashSet<usize>,
+    seen: HashSet<usize>,
+    free: Vec<Node<Var>>,
+    visited: VisitedSet<Expr>,
+}
+
+impl TypeVisitor for Free {}
+impl ExprVisitor for Free {
+    fn visit_expr(&mut self, e: &Expr) {
+        // A variable use is the variable's own node every time: never skip it.
+        if e.is_var() || self.visited.first_visit(e) {
+            e.walk(self);
+        }
+    }
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        self.bound.insert(v.addr());
+        v.walk(self);
+    }
+    fn visit_var(&mut self, v: &Node<Var>) {
+        if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
+            self.free.push(v.clone());
+        }
+    }
+}
+
+/// Free variables of `e`, in order of first use.
+///
+/// ```
+/// use ir_passes::relay::{free_vars, parse_expr};
+///
+/// let e = parse_expr("free_var %a; free_var %b; let %x = add(%a, 1); fn (%y) { add(%x, %b) }").unwrap();
+/// let names: Vec<String> = free_vars(&e).iter().map(|v| v.name.clone()).collect();
+/// assert_eq!(names, ["a", "b"]);
+/// ```
+pub fn free_vars(e: &Expr) -> Vec<Node<Var>> {
+    let mut f = Free::default();
+    f.visit_expr(e);
+    f.free
+}
+
+/// Free variables of a function: used in its body, not its parameters nor bound inside.
+pub fn function_free_vars(f: &Node<Function>) -> Vec<Node<Var>> {
+    let mut free = Free::default();
+    free.visit_function(f);
+    free.free
+}
