@@ -361,3 +361,109 @@ def @main(%x: float32) {
         before.get("main").unwrap()
     ));
 }
+
+// Further cases of TVM's test_pass_dead_code_elimination.py.
+
+#[test]
+fn dce_dead_let() {
+    check(
+        "dce",
+        "#[version = \"0.0.5\"]\ndef @main(%z: int) {\n  let %x = 1;\n  %z\n}",
+        "#[version = \"0.0.5\"]\ndef @main(%z: int32) {\n  %z\n}\n",
+        &[Value::Tensor(Tensor::scalar_i32(7))],
+    );
+}
+
+#[test]
+fn dce_one_live_let() {
+    check(
+        "dce",
+        "#[version = \"0.0.5\"]\ndef @main(%z: int) {\n  let %x = 1;\n  let %y = 2;\n  %x + %x\n}",
+        "#[version = \"0.0.5\"]\ndef @main(%z: int32) {\n  let %x = 1;\n  add(%x, %x)\n}\n",
+        &[Value::Tensor(Tensor::scalar_i32(7))],
+    );
+}
+
+#[test]
+fn dce_dead_recursion() {
+    check(
+        "dce",
+        r#"#[version = "0.0.5"]
+def @main(%n: int) {
+  let %f = fn (%i: int) -> int { if (%i == 0) { 0 } else { %f(%i - 1) } };
+  %n
+}"#,
+        "#[version = \"0.0.5\"]\ndef @main(%n: int32) {\n  %n\n}\n",
+        &[Value::Tensor(Tensor::scalar_i32(7))],
+    );
+}
+
+#[test]
+fn dce_inside_functions_and_branches() {
+    check(
+        "dce",
+        r#"#[version = "0.0.5"]
+def @main(%n: int) {
+  let %f = fn (%i: int) { let %dead = %i * 2; %i + 1 };
+  if (%n < 0) { let %unused = 3; %f(%n) } else { %n }
+}"#,
+        r#"#[version = "0.0.5"]
+def @main(%n: int32) {
+  let %f = fn (%i: int32) {
+    add(%i, 1)
+  };
+  if (less(%n, 0)) {
+    %f(%n)
+  } else {
+    %n
+  }
+}
+"#,
+        &[Value::Tensor(Tensor::scalar_i32(-4))],
+    );
+}
+
+// Further cases of TVM's test_pass_fold_constant.py.
+
+#[test]
+fn fold_concat_of_constants() {
+    check(
+        "fold-constant",
+        r#"#[version = "0.0.5"]
+def @main() {
+  concatenate((meta[relay.Constant][0], meta[relay.Constant][0]), axis=0)
+}
+#[metadata]
+{"relay.Constant": [{"dtype": "float32", "shape": [1, 3], "data": [1, 2, 3]}]}
+"#,
+        r#"#[version = "0.0.5"]
+def @main() {
+  meta[relay.Constant][0]
+}
+#[metadata]
+{"relay.Constant":[{"data":[1.0,2.0,3.0,1.0,2.0,3.0],"dtype":"float32","shape":[2,3]}]}
+"#,
+        &[],
+    );
+}
+
+#[test]
+fn fold_inside_functions_keeps_parameters() {
+    check(
+        "fold-constant",
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) {
+  let %f = fn (%y: float32) { add(%y, multiply(2f, 3f)) };
+  %f(%x)
+}"#,
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) {
+  let %f = fn (%y: float32) {
+    add(%y, 6f)
+  };
+  %f(%x)
+}
+"#,
+        &[f32s(&[], &[1.0])],
+    );
+}
