@@ -56,11 +56,7 @@ struct MemoRename {
 }
 impl ExprMutator for MemoRename {
     fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
-        if let Some(done) = self.memo.get(e) {
-            return done;
-        }
-        let result = e.rebuild(self);
-        self.memo.insert(e, result)
+        irkit::memoized(self, e, |pass| &mut pass.memo)
     }
     fn mutate_call(&mut self, n: &Node<Call>) -> Rewrite<Expr> {
         self.calls_rewritten += 1;

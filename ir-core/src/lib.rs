@@ -36,7 +36,7 @@ mod visit;
 
 pub use family::{__assert_child, __assert_family, ChildType, Family, NodeKind};
 pub use ir_derive::{Mutable, StructuralEq, Visitable};
-pub use memo::{MemoMap, VisitedSet};
+pub use memo::{MemoMap, VisitedSet, memoized};
 pub use mutate::{__or_clone, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt, Rewrite};
 pub use node::Node;
 pub use structural::StructuralEq;

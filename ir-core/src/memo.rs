@@ -96,7 +96,7 @@ impl<F: Family + Clone> Default for VisitedSet<F> {
 /// rewritten once and its result stays shared.
 ///
 /// ```
-/// use ir_core::{MemoMap, Mutable, Node, Rebuild, Rewrite, Visitable};
+/// use ir_core::{MemoMap, Mutable, Node, Rewrite, Visitable};
 ///
 /// #[derive(Clone, Visitable, Mutable)]
 /// struct Leaf { #[ir(skip)] value: i64 }
@@ -110,11 +110,7 @@ impl<F: Family + Clone> Default for VisitedSet<F> {
 /// struct Increment { memo: MemoMap<Expr> }
 /// impl ExprMutator for Increment {
 ///     fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
-///         if let Some(done) = self.memo.get(e) {
-///             return done;
-///         }
-///         let result = e.rebuild(self);
-///         self.memo.insert(e, result)
+///         ir_core::memoized(self, e, |pass| &mut pass.memo)
 ///     }
 ///     fn mutate_leaf(&mut self, n: &Node<Leaf>) -> Rewrite<Expr> {
 ///         Leaf { value: n.value + 1 }.into()
@@ -175,4 +171,24 @@ impl<F: Family + Clone> Default for MemoMap<F> {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The body of a memoized family entry hook: the recorded result for a shared
+/// node seen before, else the default dispatch (`node.rebuild(mutator)`),
+/// recorded. `memo` picks the table out of the mutator; the [`MemoMap`]
+/// example shows the one-line entry hook.
+#[inline]
+pub fn memoized<M, F>(
+    mutator: &mut M,
+    node: &F,
+    memo: impl Fn(&mut M) -> &mut MemoMap<F>,
+) -> Rewrite<F>
+where
+    F: Family + Clone + crate::Rebuild<M>,
+{
+    if let Some(done) = memo(mutator).get(node) {
+        return done;
+    }
+    let result = node.rebuild(mutator);
+    memo(mutator).insert(node, result)
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use ir_core::{Family, MemoMap, Node, Rebuild, Rewrite};
+use ir_core::{Family, MemoMap, Node, Rewrite};
 
 use super::super::expr::{
     Call, Constant, Expr, ExprMutator, ExprVisitor, If, Let, TupleGetItem, Var,
@@ -82,11 +82,7 @@ fn to_expr(v: OpValue) -> Expr {
 impl TypeMutator for ConstantFolder {}
 impl ExprMutator for ConstantFolder {
     fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
-        if let Some(done) = self.memo.get(e) {
-            return done;
-        }
-        let result = e.rebuild(self);
-        self.memo.insert(e, result)
+        ir_core::memoized(self, e, |pass| &mut pass.memo)
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {

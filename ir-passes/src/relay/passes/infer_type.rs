@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use ir_core::{MemoMap, Node, Rebuild, Rewrite};
+use ir_core::{MemoMap, Node, Rewrite};
 
 use super::super::expr::{Expr, ExprMutator, Function, Var};
 use super::super::infer::{TypeError, TypeMap, infer_function, is_complete};
@@ -21,11 +21,7 @@ struct Fill<'a> {
 impl TypeMutator for Fill<'_> {}
 impl ExprMutator for Fill<'_> {
     fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
-        if let Some(done) = self.memo.get(e) {
-            return done;
-        }
-        let result = e.rebuild(self);
-        self.memo.insert(e, result)
+        ir_core::memoized(self, e, |pass| &mut pass.memo)
     }
 
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Rewrite<Node<Var>> {

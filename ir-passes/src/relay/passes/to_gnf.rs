@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use ir_core::{MemoMap, Node, Rebuild, Rewrite, VisitedSet, Walk};
+use ir_core::{MemoMap, Node, Rewrite, VisitedSet, Walk};
 
 use super::super::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
 use super::super::ty::{TypeMutator, TypeVisitor};
@@ -45,11 +45,7 @@ struct Gnf {
 impl TypeMutator for Gnf {}
 impl ExprMutator for Gnf {
     fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
-        if let Some(done) = self.memo.get(e) {
-            return done;
-        }
-        let result = e.rebuild(self);
-        self.memo.insert(e, result)
+        ir_core::memoized(self, e, |pass| &mut pass.memo)
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
