@@ -289,7 +289,7 @@ def @main(%x: Tensor[(1, 4), float32]) -> Tensor[(1, 4), float32] {
 }
 
 #[test]
-fn to_anf_binds_every_compound_expression_once() {
+fn to_anf_binds_every_value_once() {
     check(
         "to-anf",
         r#"#[version = "0.0.5"]
@@ -299,16 +299,18 @@ def @main(%x: float32) {
 }"#,
         r#"#[version = "0.0.5"]
 def @main(%x: float32) {
-  let %x0 = less(%x, 0f);
-  let %x1 = multiply(%x, 2f);
-  let %x4 = if (%x0) {
-    let %x2 = negative(%x1);
-    %x2
+  let %x0 = 0f;
+  let %x1 = less(%x, %x0);
+  let %x2 = 2f;
+  let %x3 = multiply(%x, %x2);
+  let %x6 = if (%x1) {
+    let %x4 = negative(%x3);
+    %x4
   } else {
-    let %x3 = add(%x1, %x1);
-    %x3
+    let %x5 = add(%x3, %x3);
+    %x5
   };
-  %x4
+  %x6
 }
 "#,
         &[f32s(&[], &[-3.0])],

@@ -99,6 +99,9 @@ struct Interpreter<'m> {
     env: HashMap<usize, Value>,
     /// Values of shared nodes, per function invocation.
     cache: Vec<HashMap<usize, Value>>,
+    /// Let bindings made by each invocation, with the values they hid, so a
+    /// recursive call cannot clobber its caller's let-bound variables.
+    let_log: Vec<Vec<(usize, Option<Value>)>>,
     free_vars: HashMap<usize, Vec<Node<Var>>>,
 }
 
@@ -108,6 +111,7 @@ impl<'m> Interpreter<'m> {
             module,
             env: HashMap::new(),
             cache: vec![HashMap::new()],
+            let_log: vec![Vec::new()],
             free_vars: HashMap::new(),
         }
     }
@@ -200,7 +204,10 @@ impl<'m> Interpreter<'m> {
                         Expr::Function(f) => Value::Closure(self.close(f, Some(l.var.clone()))),
                         other => self.eval(other)?,
                     };
-                    self.env.insert(l.var.addr(), value);
+                    let hidden = self.env.insert(l.var.addr(), value);
+                    if let Some(log) = self.let_log.last_mut() {
+                        log.push((l.var.addr(), hidden));
+                    }
                     e = l.body.clone();
                 }
                 self.eval(&e)
@@ -260,8 +267,15 @@ impl<'m> Interpreter<'m> {
             .map(|(k, v)| (k, self.env.insert(k, v)))
             .collect();
         self.cache.push(HashMap::new());
+        self.let_log.push(Vec::new());
         let result = self.eval(&f.body);
         self.cache.pop();
+        for (k, old) in self.let_log.pop().unwrap_or_default().into_iter().rev() {
+            match old {
+                Some(v) => self.env.insert(k, v),
+                None => self.env.remove(&k),
+            };
+        }
         for (k, old) in saved.into_iter().rev() {
             match old {
                 Some(v) => self.env.insert(k, v),

@@ -3,18 +3,23 @@
 //! Uses are counted from the result backwards (TVM's `CalcDep`), so a chain
 //! of dead bindings goes in one run.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ir_core::{MemoMap, Node, Rewrite, VisitedSet, Walk};
 
-use super::super::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
+use super::super::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
 use super::super::ty::{TypeMutator, TypeVisitor};
 
-/// Counts uses of variables by live code only.
+/// Counts uses of variables by live code only, and notes variables used
+/// inside a function nested deeper than their binding (never inlined there:
+/// that would move the computation into every call).
 #[derive(Default)]
 struct LiveUses {
     uses: HashMap<usize, usize>,
     seen: VisitedSet<Expr>,
+    depth: usize,
+    bound_at: HashMap<usize, usize>,
+    captured: HashSet<usize>,
 }
 
 impl TypeVisitor for LiveUses {}
@@ -28,8 +33,21 @@ impl ExprVisitor for LiveUses {
     }
     fn visit_var(&mut self, v: &Node<Var>) {
         *self.uses.entry(v.addr()).or_default() += 1;
+        if self
+            .bound_at
+            .get(&v.addr())
+            .is_some_and(|&d| d < self.depth)
+        {
+            self.captured.insert(v.addr());
+        }
+    }
+    fn visit_function(&mut self, f: &Node<Function>) {
+        self.depth += 1;
+        f.walk(self);
+        self.depth -= 1;
     }
     fn visit_let(&mut self, l: &Node<Let>) {
+        self.bound_at.insert(l.var.addr(), self.depth);
         // The body first: the value counts only if the variable is live.
         self.visit_expr(&l.body);
         if self.uses.get(&l.var.addr()).copied().unwrap_or(0) > 0 {
@@ -40,6 +58,7 @@ impl ExprVisitor for LiveUses {
 
 struct Eliminate {
     uses: HashMap<usize, usize>,
+    captured: HashSet<usize>,
     inline_once: bool,
     inlined: HashMap<usize, Expr>,
     memo: MemoMap<Expr>,
@@ -58,7 +77,8 @@ impl ExprMutator for Eliminate {
     fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
         let uses = self.uses.get(&l.var.addr()).copied().unwrap_or(0);
         let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
-        if uses == 0 || (self.inline_once && uses == 1 && !recursive) {
+        let inlinable = !recursive && !self.captured.contains(&l.var.addr());
+        if uses == 0 || (self.inline_once && uses == 1 && inlinable) {
             if uses == 1 {
                 let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
                 self.inlined.insert(l.var.addr(), value);
@@ -70,12 +90,13 @@ impl ExprMutator for Eliminate {
 }
 
 /// Removes dead let bindings from `e`; with `inline_once`, also inlines
-/// variables used once (not recursive functions).
+/// variables used once (not recursive functions, and not into a nested function).
 pub fn dead_code_elimination(e: &Expr, inline_once: bool) -> Expr {
     let mut live = LiveUses::default();
     live.visit_expr(e);
     let mut pass = Eliminate {
         uses: live.uses,
+        captured: live.captured,
         inline_once,
         inlined: HashMap::new(),
         memo: MemoMap::new(),

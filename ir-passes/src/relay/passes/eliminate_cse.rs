@@ -1,5 +1,6 @@
 //! EliminateCommonSubexpr: calls of the same callee on the same arguments
-//! with the same attributes become one shared node. A post-order rewrite, so
+//! with the same attributes become one shared node (arguments match by
+//! identity, scalar constants by value, tuple arguments field by field). A post-order rewrite, so
 //! arguments are deduplicated before the calls that use them.
 
 use std::collections::HashMap;
@@ -16,11 +17,23 @@ enum Callee {
     Node(usize),
 }
 
-/// Arguments match by identity, constants by value (as in TVM's CSE).
+/// How arguments match (as in TVM's CSE): by identity, scalar constants by
+/// value, and tuple arguments field by field.
 #[derive(Hash, PartialEq, Eq)]
 enum Arg {
     Node(usize),
-    Const(Tensor),
+    Scalar(Tensor),
+    Tuple(Vec<Arg>),
+}
+
+fn arg_key(a: &Expr, nested: bool) -> Arg {
+    match a {
+        Expr::Constant(c) if c.data.is_scalar() => Arg::Scalar(c.data.clone()),
+        Expr::Tuple(t) if !nested => {
+            Arg::Tuple(t.fields.iter().map(|f| arg_key(f, true)).collect())
+        }
+        other => Arg::Node(other.addr()),
+    }
 }
 
 #[derive(Default)]
@@ -34,14 +47,7 @@ impl ExprRewriter for Cse {
             Some(op) => Callee::Op(op.name.clone()),
             None => Callee::Node(post.op.addr()),
         };
-        let args = post
-            .args
-            .iter()
-            .map(|a| match a.as_constant() {
-                Some(c) => Arg::Const(c.data.clone()),
-                None => Arg::Node(a.addr()),
-            })
-            .collect();
+        let args = post.args.iter().map(|a| arg_key(a, false)).collect();
         let key = (callee, args, post.attrs.clone());
         match self.seen.get(&key) {
             Some(first) => Rewrite::Replace(first.clone()),

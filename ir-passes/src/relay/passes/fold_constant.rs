@@ -1,7 +1,7 @@
 //! FoldConstant, as the Relay tutorial describes it: a `ConstantChecker`
 //! visitor with a memo, and a `ConstantFolder` mutator that evaluates calls
-//! of constants, propagates let-bound constants, folds projections of
-//! constant tuples and picks the branch of an `if` with a constant condition.
+//! of constants, propagates let-bound constants, folds projections of tuple
+//! literals and picks the branch of an `if` with a constant condition.
 
 use std::collections::HashMap;
 
@@ -110,10 +110,11 @@ impl ExprMutator for ConstantFolder {
     }
 
     fn mutate_tuple_get_item(&mut self, g: &Node<TupleGetItem>) -> Rewrite<Expr> {
+        // A projection of a tuple literal is its field, constant or not (as TVM does).
         let g = g.rebuild(self);
-        match g.tuple.as_tuple() {
-            Some(t) if self.checker.check(&g.tuple) => t.fields.get(g.index).cloned().into(),
-            _ => g.into(),
+        match g.tuple.as_tuple().and_then(|t| t.fields.get(g.index)) {
+            Some(field) => Rewrite::Replace(field.clone()),
+            None => g.into(),
         }
     }
 

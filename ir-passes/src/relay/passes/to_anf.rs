@@ -1,4 +1,4 @@
-//! ToANormalForm: every compound subexpression (call, tuple, projection, if,
+//! ToANormalForm: every value (constant, call, tuple, projection, if,
 //! function) is bound to a variable by a `let`, in evaluation order; if
 //! branches and function bodies are scopes of their own. A node used from
 //! several scopes is bound once, in the innermost scope enclosing all its uses
@@ -16,11 +16,10 @@ type ScopeId = usize;
 /// The `let`s of one scope, in order.
 type Bindings = Vec<(Node<Var>, Expr)>;
 
+/// Not bound by a `let`: variables, globals and operators. Constants are
+/// bound like every other value, as TVM does.
 fn is_atomic(e: &Expr) -> bool {
-    matches!(
-        e,
-        Expr::Var(_) | Expr::GlobalVar(_) | Expr::Constant(_) | Expr::Op(_)
-    ) || matches!(e, Expr::Tuple(t) if t.fields.is_empty())
+    matches!(e, Expr::Var(_) | Expr::GlobalVar(_) | Expr::Op(_))
 }
 
 /// The children of a node and the scope each is evaluated in.
