@@ -297,3 +297,10 @@ fn the_report_points_at_the_error() {
 "
     );
 }
+
+#[test]
+fn negative_dimensions_are_rejected() {
+    let e = error("#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, -1), float32]) { %x }");
+    assert_eq!((e.line, e.col), (2, 26));
+    assert_eq!(e.message, "a dimension must be a non-negative integer");
+}

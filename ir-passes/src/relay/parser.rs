@@ -807,17 +807,20 @@ impl<'a> Parser<'a> {
                 self.expect("(")?;
                 let mut shape = Vec::new();
                 while !self.eat(")") {
-                    match self.bump() {
-                        Tok::Int(n, ..) => shape.push(Dim::Known(
-                            i64::try_from(n)
-                                .map_err(|_| self.error_here("dimension out of range"))?,
-                        )),
-                        Tok::Punct("?") => shape.push(Dim::Any),
-                        _ => {
-                            self.pos -= 1;
-                            return Err(self.expected("a dimension (an integer or `?`)"));
-                        }
-                    }
+                    let dim = match self.peek() {
+                        Tok::Int(n, ..) => match i64::try_from(*n) {
+                            Ok(n) if n >= 0 => Dim::Known(n),
+                            _ => {
+                                return Err(
+                                    self.error_here("a dimension must be a non-negative integer")
+                                );
+                            }
+                        },
+                        Tok::Punct("?") => Dim::Any,
+                        _ => return Err(self.expected("a dimension (an integer or `?`)")),
+                    };
+                    self.bump();
+                    shape.push(dim);
                     if !self.eat(",") {
                         self.expect(")")?;
                         break;
