@@ -469,3 +469,26 @@ def @main(%x: float32) {
         &[f32s(&[], &[1.0])],
     );
 }
+
+#[test]
+fn well_formedness_reports_unbound_and_rebound_variables() {
+    let x = Expr::var("x", Some(Type::scalar(DType::F32)));
+    let free = Expr::var("y", Some(Type::scalar(DType::F32)));
+    let body = Expr::let_(
+        x.clone(),
+        Expr::call_op("add", vec![free.into(), x.clone().into()]),
+        x.clone().into(),
+    );
+    let f = irkit::Node::new(Function {
+        params: vec![x],
+        ret_type: None,
+        body,
+        attrs: Attrs::new(),
+        span: Span::default(),
+    });
+    let m = RelayModule::from_functions([("main".to_owned(), f)]);
+    assert_eq!(
+        well_formed(&m).unwrap_err(),
+        "in @main: %x is bound twice; in @main: %y is used but not bound"
+    );
+}

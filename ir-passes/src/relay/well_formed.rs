@@ -6,22 +6,23 @@ use std::collections::HashSet;
 use ir_core::{Node, VisitedSet, Walk};
 
 use super::expr::{Expr, ExprVisitor, Var};
+use super::free_vars::function_free_vars;
 use super::infer::check_module;
 use super::module::RelayModule;
 use super::ty::TypeVisitor;
 
+/// Reports variables bound more than once.
 #[derive(Default)]
-struct Bindings {
+struct Definitions {
     bound: HashSet<usize>,
     errors: Vec<String>,
-    uses: Vec<Node<Var>>,
     seen: VisitedSet<Expr>,
 }
 
-impl TypeVisitor for Bindings {}
-impl ExprVisitor for Bindings {
+impl TypeVisitor for Definitions {}
+impl ExprVisitor for Definitions {
     fn visit_expr(&mut self, e: &Expr) {
-        if e.is_var() || self.seen.first_visit(e) {
+        if self.seen.first_visit(e) {
             e.walk(self);
         }
     }
@@ -31,24 +32,23 @@ impl ExprVisitor for Bindings {
         }
         v.walk(self);
     }
-    fn visit_var(&mut self, v: &Node<Var>) {
-        self.uses.push(v.clone());
-    }
 }
 
 /// Checks a module; the error lists what is wrong, function by function.
 pub fn well_formed(module: &RelayModule) -> Result<(), String> {
     let mut problems = Vec::new();
     for (name, f) in module.functions() {
-        let mut b = Bindings::default();
-        b.visit_function(f);
-        let mut reported = HashSet::new();
-        for v in &b.uses {
-            if !b.bound.contains(&v.addr()) && reported.insert(v.addr()) {
-                b.errors.push(format!("%{} is used but not bound", v.name));
-            }
-        }
-        problems.extend(b.errors.into_iter().map(|e| format!("in @{name}: {e}")));
+        let mut defs = Definitions::default();
+        defs.visit_function(f);
+        let unbound = function_free_vars(f)
+            .into_iter()
+            .map(|v| format!("%{} is used but not bound", v.name));
+        problems.extend(
+            defs.errors
+                .into_iter()
+                .chain(unbound)
+                .map(|e| format!("in @{name}: {e}")),
+        );
     }
     if let Err(e) = check_module(module) {
         problems.push(e);
