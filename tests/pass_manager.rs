@@ -210,17 +210,8 @@ fn timing_and_printing_instruments() {
     let timer = Arc::new(PassTimer::new());
     let printed = Recorder::default();
     let sink = printed.clone();
-    struct Shared(Arc<PassTimer>);
-    impl PassInstrument<Stmt> for Shared {
-        fn run_before_pass(&self, i: &PassInfo, m: &Module<Stmt>) -> Result<(), PassError> {
-            self.0.run_before_pass(i, m)
-        }
-        fn run_after_pass(&self, i: &PassInfo, m: &Module<Stmt>) -> Result<(), PassError> {
-            self.0.run_after_pass(i, m)
-        }
-    }
     PassContext::default()
-        .with_instrument(Shared(timer.clone()))
+        .with_instrument(timer.clone())
         .with_instrument(PrintIr::new(print, move |s: &str| sink.log(s.to_owned())).before(true))
         .run(&fold(), &module())
         .unwrap();

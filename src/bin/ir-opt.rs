@@ -161,7 +161,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
                 ctx = ctx.with_instrument(VerifyEach::new(well_formed));
             }
             if args.time_passes {
-                ctx = ctx.with_instrument(SharedTimer(timer.clone()));
+                ctx = ctx.with_instrument(timer.clone());
             }
             ctx.run(&pipeline, &program.module)
                 .map_err(|e| e.to_string())?
@@ -210,25 +210,6 @@ fn run(args: Args) -> Result<ExitCode, String> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-struct SharedTimer(std::sync::Arc<PassTimer>);
-
-impl<F> irkit::pass::PassInstrument<F> for SharedTimer {
-    fn run_before_pass(
-        &self,
-        i: &irkit::pass::PassInfo,
-        m: &irkit::pass::Module<F>,
-    ) -> Result<(), irkit::pass::PassError> {
-        irkit::pass::PassInstrument::<F>::run_before_pass(&*self.0, i, m)
-    }
-    fn run_after_pass(
-        &self,
-        i: &irkit::pass::PassInfo,
-        m: &irkit::pass::Module<F>,
-    ) -> Result<(), irkit::pass::PassError> {
-        irkit::pass::PassInstrument::<F>::run_after_pass(&*self.0, i, m)
-    }
 }
 
 fn main() -> ExitCode {

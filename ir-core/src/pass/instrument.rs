@@ -30,6 +30,25 @@ pub trait PassInstrument<F>: Send + Sync {
     }
 }
 
+/// A shared instrument: keep an `Arc` to read results (timings) after the run.
+impl<F, I: PassInstrument<F> + ?Sized> PassInstrument<F> for std::sync::Arc<I> {
+    fn enter_pass_ctx(&self) {
+        (**self).enter_pass_ctx()
+    }
+    fn exit_pass_ctx(&self) {
+        (**self).exit_pass_ctx()
+    }
+    fn should_run(&self, info: &PassInfo, module: &Module<F>) -> bool {
+        (**self).should_run(info, module)
+    }
+    fn run_before_pass(&self, info: &PassInfo, module: &Module<F>) -> Result<(), PassError> {
+        (**self).run_before_pass(info, module)
+    }
+    fn run_after_pass(&self, info: &PassInfo, module: &Module<F>) -> Result<(), PassError> {
+        (**self).run_after_pass(info, module)
+    }
+}
+
 /// Times each pass.
 #[derive(Default)]
 pub struct PassTimer {

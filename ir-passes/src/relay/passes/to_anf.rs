@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use ir_core::stack::guarded;
 use ir_core::{Family, Node};
 
-use super::super::expr::{Call, Expr, Function, If, Let, Span, Tuple, TupleGetItem, Var};
+use super::super::expr::{Call, Expr, Function, If, Tuple, TupleGetItem, Var};
 
 type ScopeId = usize;
 
@@ -144,15 +144,7 @@ impl Anf {
         bindings
             .into_iter()
             .rev()
-            .fold(result, |body, (var, value)| {
-                Let {
-                    var,
-                    value,
-                    body,
-                    span: Span::default(),
-                }
-                .into()
-            })
+            .fold(result, |body, (var, value)| Expr::let_(var, value, body))
     }
 
     fn bind(&mut self, original: &Expr, value: Expr, var: Option<Node<Var>>) -> Expr {
