@@ -2,16 +2,18 @@
 //!
 //! Dropping the last handle to a node drops its children, which drop theirs:
 //! plain `Arc` chains overflow the main thread's stack near 260,000 levels and
-//! a spawned thread's near 65,000. Here each thread counts how deeply releases
-//! nest; past [`NESTING_LIMIT`] a node is parked on a per-thread list instead,
-//! and the outermost release drains that list in a loop. Shallow drops cost one
-//! thread-local counter update; stack use is bounded at any depth.
+//! a spawned thread's near 65,000. Here a release that finds the stack in its
+//! red zone (see [`crate::stack`]) parks the node on a per-thread list instead,
+//! and the outermost release drains that list in a loop. Until the stack runs
+//! low, drops recurse exactly like plain `Arc`s and free memory in the same
+//! order (parking every few levels instead measurably slows the allocator
+//! afterwards); stack use is bounded at any depth.
 
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 
-/// How many node releases may nest on the stack before inner ones are deferred.
-/// Small enough that the nested frames fit in a red zone of the stack guard.
+/// How many node releases may nest before inner ones are deferred, on a thread
+/// whose stack bounds are unknown. Small enough to fit in any red zone.
 pub const NESTING_LIMIT: u32 = 128;
 
 struct Parked {
@@ -35,7 +37,13 @@ pub(crate) fn release<T>(arc: Arc<T>) {
     let Ok(depth) = NESTING.try_with(Cell::get) else {
         return drop(arc);
     };
-    if depth >= NESTING_LIMIT {
+    // The outermost release never parks: it is the one that drains.
+    let park = depth > 0
+        && match crate::stack::is_low() {
+            Some(low) => low,
+            None => depth >= NESTING_LIMIT,
+        };
+    if park {
         let parked = Parked {
             ptr: Arc::into_raw(arc).cast(),
             release: release_erased::<T>,

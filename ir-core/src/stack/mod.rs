@@ -2,15 +2,19 @@
 //!
 //! Every generated dispatch runs inside [`guarded`]. While enough stack is left
 //! that costs one thread-local load and a compare; when the stack runs low,
-//! the traversal continues on a fresh heap-allocated segment (the `stacker`
-//! crate), so recursion depth is bounded by memory, not by the thread's stack.
+//! the traversal continues on another stack segment, so recursion depth is
+//! bounded by memory, not by the thread's stack. Segments are pooled per
+//! thread ([`release_pooled`] unmaps them), so repeated deep traversals do not
+//! pay for mapping and faulting in fresh stack memory each time.
 //! Pass authors never call this themselves, but may, for their own recursion.
 
 use std::cell::Cell;
 
+mod segment_pool;
+pub use segment_pool::{POOLED_SEGMENTS, release_pooled};
+
 /// Stack that must stay free below the current frame; recursion between two
-/// guarded calls (a hook body, a drop of up to [`crate::deep_drop::NESTING_LIMIT`]
-/// nested nodes) must fit in it.
+/// guarded calls (a hook body, one node's destructor) must fit in it.
 pub const RED_ZONE: usize = 256 * 1024;
 
 /// Size of each stack segment allocated when the stack runs low.
@@ -45,6 +49,23 @@ pub fn guarded<R>(f: impl FnOnce() -> R) -> R {
     }
 }
 
+/// `true` when the current frame is in the red zone of its stack segment
+/// (the point where [`guarded`] would switch segments). Used by node drops
+/// to defer releases instead of recursing further. `None` if this thread's
+/// stack bounds are unknown.
+#[inline(always)]
+pub(crate) fn is_low() -> Option<bool> {
+    let mut limit = LIMIT.try_with(Cell::get).ok()?;
+    if limit == 0 {
+        set_limit_for_current_segment();
+        limit = LIMIT.try_with(Cell::get).ok()?;
+    }
+    if limit == 1 {
+        return None;
+    }
+    Some(stack_pointer() <= limit)
+}
+
 #[cold]
 #[inline(never)]
 fn slow_path<R>(f: impl FnOnce() -> R) -> R {
@@ -55,13 +76,13 @@ fn slow_path<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     let saved = LIMIT.with(Cell::get);
-    stacker::grow(SEGMENT, move || {
-        set_limit_for_current_segment();
-        let restore = RestoreLimit(saved);
-        let r = f();
-        drop(restore);
-        r
-    })
+    let restore = RestoreLimit(saved);
+    let r = segment_pool::run_on_segment(
+        |base| LIMIT.with(|l| l.set(base.saturating_add(RED_ZONE).max(2))),
+        f,
+    );
+    drop(restore);
+    r
 }
 
 fn set_limit_for_current_segment() {
@@ -99,6 +120,25 @@ mod tests {
             .join()
             .unwrap();
         assert_eq!(r, 2_000_000 * 2_000_001 / 2);
+    }
+
+    #[test]
+    fn a_panic_deep_on_a_segment_reaches_the_caller() {
+        fn dive(n: u64) -> u64 {
+            guarded(|| {
+                if n == 0 {
+                    panic!("bottom")
+                } else {
+                    1 + dive(n - 1)
+                }
+            })
+        }
+        let caught = std::panic::catch_unwind(|| dive(300_000));
+        assert!(caught.is_err());
+        // Segments went back to the pool and are reused.
+        assert_eq!(sum(300_000), 300_000 * 300_001 / 2);
+        super::release_pooled();
+        assert_eq!(sum(300_000), 300_000 * 300_001 / 2);
     }
 
     #[test]

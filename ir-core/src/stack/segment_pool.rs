@@ -1,0 +1,119 @@
+//! Stack segments for deep recursion, kept per thread and reused.
+//!
+//! A fresh segment costs an `mmap`, a page fault for every page the recursion
+//! touches, and an `munmap`: at a million levels that is most of a traversal's
+//! time. Segments here are returned to a per-thread pool instead, so the next
+//! deep traversal runs on pages that are already mapped. Each has a guard page
+//! below it, like a thread stack.
+
+use std::cell::RefCell;
+
+use super::SEGMENT;
+
+/// Segments kept for reuse per thread (their memory stays mapped).
+pub const POOLED_SEGMENTS: usize = 32;
+
+psm::psm_stack_manipulation! {
+    yes {
+        struct Segment {
+            mapping: *mut u8,
+            len: usize,
+            page: usize,
+        }
+
+        impl Segment {
+            fn map() -> Segment {
+                // SAFETY: plain anonymous mappings; the guard page is made inaccessible.
+                unsafe {
+                    let page = usize::try_from(libc::sysconf(libc::_SC_PAGESIZE))
+                        .ok()
+                        .filter(|&p| p > 0)
+                        .unwrap_or(4096);
+                    let len = SEGMENT + page;
+                    let mapping = libc::mmap(
+                        std::ptr::null_mut(),
+                        len,
+                        libc::PROT_READ | libc::PROT_WRITE,
+                        libc::MAP_PRIVATE | libc::MAP_ANON,
+                        -1,
+                        0,
+                    );
+                    if mapping == libc::MAP_FAILED {
+                        // Out of address space: the traversal cannot continue.
+                        std::alloc::handle_alloc_error(
+                            std::alloc::Layout::from_size_align(len, page).unwrap_or(std::alloc::Layout::new::<u8>()),
+                        );
+                    }
+                    libc::mprotect(mapping, page, libc::PROT_NONE);
+                    Segment { mapping: mapping.cast(), len, page }
+                }
+            }
+
+            /// Lowest usable address (just above the guard page).
+            fn base(&self) -> *mut u8 {
+                // SAFETY: within the mapping.
+                unsafe { self.mapping.add(self.page) }
+            }
+        }
+
+        impl Drop for Segment {
+            fn drop(&mut self) {
+                // SAFETY: the mapping is ours and nothing runs on it any more.
+                unsafe { libc::munmap(self.mapping.cast(), self.len) };
+            }
+        }
+
+        thread_local! {
+            static POOL: RefCell<Vec<Segment>> = const { RefCell::new(Vec::new()) };
+        }
+
+        /// Runs `f` on a pooled segment; `on_entry` gets the segment's lowest
+        /// usable address first (to set the thread's stack limit).
+        pub(super) fn run_on_segment<R>(on_entry: impl FnOnce(usize), f: impl FnOnce() -> R) -> R {
+            let segment = POOL
+                .try_with(|p| p.borrow_mut().pop())
+                .ok()
+                .flatten()
+                .unwrap_or_else(Segment::map);
+            let base = segment.base();
+            // SAFETY: `base..base + SEGMENT` is mapped read-write and used by nothing else;
+            // panics are caught on the segment and resumed after switching back.
+            let outcome = unsafe {
+                psm::on_stack(base, SEGMENT, move || {
+                    on_entry(base as usize);
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+                })
+            };
+            let _ = POOL.try_with(|p| {
+                let mut p = p.borrow_mut();
+                if p.len() < POOLED_SEGMENTS {
+                    p.push(segment);
+                }
+            });
+            match outcome {
+                Ok(r) => r,
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+
+        /// Unmaps this thread's pooled segments.
+        pub fn release_pooled() {
+            let _ = POOL.try_with(|p| p.borrow_mut().clear());
+        }
+    }
+    no {
+        /// Without stack switching support, fall back to `stacker` (fresh segments).
+        pub(super) fn run_on_segment<R>(on_entry: impl FnOnce(usize), f: impl FnOnce() -> R) -> R {
+            stacker::grow(SEGMENT, move || {
+                let base = stacker::remaining_stack()
+                    .map(|r| super::stack_pointer().saturating_sub(r))
+                    .unwrap_or(1);
+                on_entry(base);
+                f()
+            })
+        }
+
+        /// Nothing is pooled on this platform.
+        pub fn release_pooled() {}
+    }
+}
