@@ -1,30 +1,17 @@
-//! Derived visitors and mutators against a hand-written baseline (an
-//! Arc-based enum with `match` recursion, let spines walked in a loop), side
-//! by side in one run. `cargo xtask bench [--quick]` runs this and prints the
-//! table; `IRKIT_BENCH_QUICK=1` shrinks the inputs.
+//! Rows 1-4 of the benchmark table: derived visitors and mutators against a
+//! hand-written baseline (an Arc-based enum with `match` recursion, let spines
+//! walked in a loop, written the way a careful engineer would), side by side
+//! in one run. `cargo xtask bench [--quick]` runs this and prints the table.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+mod support;
+
 use std::hint::black_box;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use irkit::prelude::*;
-
-/// Counts allocations, to report what an identity pass allocates.
-struct Counting;
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+use rustc_hash::FxHashMap;
+use support::{counting_allocations, header, mean_ns, quick, row, verdict};
 
 // ---- the derived IR ----
 
@@ -172,7 +159,56 @@ fn h_mutate(e: &H, bump: bool) -> Option<H> {
     }
 }
 
-// ---- inputs, built identically for both ----
+/// Memoized rewrite of every constant: each shared node is rewritten once.
+#[derive(Default)]
+struct MemoBump {
+    memo: MemoMap<Expr>,
+    constants_rewritten: usize,
+}
+impl ExprMutator for MemoBump {
+    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+        ir_core::memoized(self, e, |p| &mut p.memo)
+    }
+    fn mutate_const(&mut self, c: &Node<Const>) -> Rewrite<Expr> {
+        self.constants_rewritten += 1;
+        Const { value: c.value + 1 }.into()
+    }
+}
+
+/// The hand-written memo: shared nodes (refcount > 1) by address, like `MemoMap`.
+fn h_memo(e: &H, memo: &mut FxHashMap<usize, Option<H>>) -> Option<H> {
+    let (addr, shared) = match e {
+        H::Const(a) => (Arc::as_ptr(a) as usize, Arc::strong_count(a) > 1),
+        H::Var(_) => return None,
+        H::Bin(a) => (Arc::as_ptr(a) as usize, Arc::strong_count(a) > 1),
+        H::Let(a) => (Arc::as_ptr(a) as usize, Arc::strong_count(a) > 1),
+    };
+    if shared && let Some(done) = memo.get(&addr) {
+        return done.clone();
+    }
+    let result = match e {
+        H::Bin(b) => {
+            let (l, r) = (h_memo(&b.lhs, memo), h_memo(&b.rhs, memo));
+            if l.is_none() && r.is_none() {
+                None
+            } else {
+                Some(H::Bin(Arc::new(HBin {
+                    op: b.op,
+                    lhs: l.unwrap_or_else(|| b.lhs.clone()),
+                    rhs: r.unwrap_or_else(|| b.rhs.clone()),
+                })))
+            }
+        }
+        _ => h_mutate(e, true),
+    };
+    if shared {
+        memo.insert(addr, result.clone());
+    }
+    result
+}
+
+// ---- inputs: built once with the derived IR, then converted, so that the
+// two IRs have the same shape and sharing but do not share cache lines ----
 
 struct Rng(u64);
 impl Rng {
@@ -184,134 +220,288 @@ impl Rng {
     }
 }
 
-fn tree(n: usize, rng: &mut Rng) -> (Expr, H) {
+fn constant(value: i64) -> Expr {
+    Const { value }.into()
+}
+
+fn tree(n: usize, rng: &mut Rng) -> Expr {
     if n <= 1 {
         let v = rng.next() % 100;
         return if v < 50 {
-            (
-                Const { value: v as i64 }.into(),
-                H::Const(Arc::new(HConst { value: v as i64 })),
-            )
+            constant(v as i64)
         } else {
-            (
-                Expr::from(Var { id: v as u32 }),
-                H::Var(Arc::new(HVar { id: v as u32 })),
-            )
+            Var { id: v as u32 }.into()
         };
     }
     let left = 1 + (rng.next() as usize % (n - 1)).min(n - 2);
-    let (a, ha) = ir_core::stack::guarded(|| tree(left, rng));
-    let (b, hb) = ir_core::stack::guarded(|| tree(n - 1 - left, rng));
+    let lhs = ir_core::stack::guarded(|| tree(left, rng));
+    let rhs = ir_core::stack::guarded(|| tree(n - 1 - left, rng));
     let op = (rng.next() % 4) as u8;
-    (
-        Bin { op, lhs: a, rhs: b }.into(),
-        H::Bin(Arc::new(HBin {
-            op,
-            lhs: ha,
-            rhs: hb,
-        })),
-    )
+    Bin { op, lhs, rhs }.into()
 }
 
-fn chain(n: usize) -> (Expr, H) {
-    let vars: Vec<(Node<Var>, Arc<HVar>)> = (0..n)
-        .map(|i| {
-            (
-                Node::new(Var { id: i as u32 }),
-                Arc::new(HVar { id: i as u32 }),
-            )
-        })
-        .collect();
-    let (mut e, mut h): (Expr, H) = (vars[n - 1].0.clone().into(), H::Var(vars[n - 1].1.clone()));
+/// `let %i = %(i-1) + 1; ...; %(n-1)`: 4 nodes per binding.
+fn chain(n: usize) -> Expr {
+    let vars: Vec<Node<Var>> = (0..n).map(|i| Node::new(Var { id: i as u32 })).collect();
+    let mut e: Expr = vars[n - 1].clone().into();
     for i in (0..n).rev() {
-        let (prev, hprev): (Expr, H) = if i == 0 {
-            (
-                Const { value: 0 }.into(),
-                H::Const(Arc::new(HConst { value: 0 })),
-            )
+        let lhs = if i == 0 {
+            constant(0)
         } else {
-            (vars[i - 1].0.clone().into(), H::Var(vars[i - 1].1.clone()))
+            vars[i - 1].clone().into()
         };
-        let value: Expr = Bin {
+        let value = Bin {
             op: 0,
-            lhs: prev,
-            rhs: Const { value: 1 }.into(),
+            lhs,
+            rhs: constant(1),
         }
         .into();
-        let hvalue = H::Bin(Arc::new(HBin {
-            op: 0,
-            lhs: hprev,
-            rhs: H::Const(Arc::new(HConst { value: 1 })),
-        }));
         e = Let {
-            var: vars[i].0.clone(),
+            var: vars[i].clone(),
             value,
             body: e,
         }
         .into();
-        h = H::Let(Arc::new(HLet {
-            var: vars[i].1.clone(),
-            value: hvalue,
-            body: h,
-        }));
     }
-    (e, h)
+    e
 }
 
-fn quick() -> bool {
-    std::env::var_os("IRKIT_BENCH_QUICK").is_some()
+/// Layers of `width` nodes, each combining two random nodes of the layer
+/// below: every node is shared by about two parents, and the unshared tree
+/// would have 2^layers leaves.
+fn dag(n: usize, rng: &mut Rng) -> Expr {
+    let width = 1000.min(n);
+    let mut layer: Vec<Expr> = (0..width).map(|i| constant(i as i64)).collect();
+    for _ in 1..n / width {
+        layer = (0..width)
+            .map(|_| {
+                let a = layer[rng.next() as usize % width].clone();
+                let b = layer[rng.next() as usize % width].clone();
+                Bin {
+                    op: 1,
+                    lhs: a,
+                    rhs: b,
+                }
+                .into()
+            })
+            .collect();
+    }
+    layer
+        .into_iter()
+        .reduce(|lhs, rhs| Bin { op: 2, lhs, rhs }.into())
+        .expect("at least one node")
 }
 
-fn bench(c: &mut Criterion) {
+/// The same IR, hand-written: shared nodes stay shared.
+fn to_hand(e: &Expr, seen: &mut FxHashMap<usize, H>) -> H {
+    if let Some(h) = seen.get(&e.addr()) {
+        return h.clone();
+    }
+    let h = ir_core::stack::guarded(|| match e {
+        Expr::Const(c) => H::Const(Arc::new(HConst { value: c.value })),
+        Expr::Var(v) => H::Var(hand_var(v, seen)),
+        Expr::Bin(b) => H::Bin(Arc::new(HBin {
+            op: b.op,
+            lhs: to_hand(&b.lhs, seen),
+            rhs: to_hand(&b.rhs, seen),
+        })),
+        Expr::Let(l) => H::Let(Arc::new(HLet {
+            var: hand_var(&l.var, seen),
+            value: to_hand(&l.value, seen),
+            body: to_hand(&l.body, seen),
+        })),
+    });
+    if e.strong_count() > 1 {
+        seen.insert(e.addr(), h.clone());
+    }
+    h
+}
+
+fn hand_var(v: &Node<Var>, seen: &mut FxHashMap<usize, H>) -> Arc<HVar> {
+    match seen
+        .entry(v.addr())
+        .or_insert_with(|| H::Var(Arc::new(HVar { id: v.id })))
+    {
+        H::Var(a) => a.clone(),
+        _ => unreachable!("a variable's address maps to a variable"),
+    }
+}
+
+/// Nodes of `new` that are not nodes of `old` (what a rebuild allocated).
+fn rebuilt(old: &Expr, new: &Expr) -> usize {
+    if old.same_as(new) {
+        return 0;
+    }
+    ir_core::stack::guarded(|| match (old, new) {
+        (Expr::Bin(a), Expr::Bin(b)) => 1 + rebuilt(&a.lhs, &b.lhs) + rebuilt(&a.rhs, &b.rhs),
+        (Expr::Let(a), Expr::Let(b)) => 1 + rebuilt(&a.value, &b.value) + rebuilt(&a.body, &b.body),
+        _ => 1,
+    })
+}
+
+fn configure(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
+    g.sample_size(10);
+}
+
+const TABLE: &str = "Derived against hand-written (rows 1-4), ns per node";
+
+fn derived_vs_hand(c: &mut Criterion) {
     let n = if quick() { 100_000 } else { 1_000_000 };
-    let shapes: [(&str, (Expr, H)); 2] = [
-        ("tree", tree(n, &mut Rng(0x9E3779B97F4A7C15))),
-        ("chain", chain(n / 4)),
-    ];
-    for (shape, (e, h)) in &shapes {
+    header(
+        TABLE,
+        &[
+            "row",
+            "shape",
+            "nodes",
+            "derived",
+            "hand-written",
+            "derived/hand",
+            "target",
+            "verdict",
+        ],
+    );
+    let mut identity_tree_ns = f64::NAN;
+    for shape in ["tree", "chain"] {
+        let e = match shape {
+            "tree" => tree(n, &mut Rng(0x9E37_79B9_7F4A_7C15)),
+            _ => chain(n / 4),
+        };
+        let h = to_hand(&e, &mut FxHashMap::default());
         let mut count = CountNodes(0);
-        count.visit_expr(e);
+        count.visit_expr(&e);
         let nodes = count.0;
-        assert_eq!(nodes, h_count(h), "both IRs have the same nodes");
+        assert_eq!(nodes, h_count(&h), "both IRs have the same nodes");
 
-        // Identity allocations, counted once outside timing.
-        let before = ALLOCATIONS.load(Ordering::Relaxed);
-        let same = Identity.mutate_expr(e);
-        let allocations = ALLOCATIONS.load(Ordering::Relaxed) - before;
-        assert!(matches!(same, Rewrite::Keep));
-        println!("irkit-bench {shape} nodes={nodes} identity-allocations={allocations}");
+        // Checked once, outside the timings.
+        let (same, identity_allocations) = counting_allocations(|| Identity.mutate_expr(&e));
+        assert!(
+            matches!(same, Rewrite::Keep),
+            "identity returns the same root"
+        );
+        let (new, rebuild_allocations) = counting_allocations(|| BumpConsts.mutate_expr(&e));
+        let new = new.unwrap_or_clone(&e);
+        let rebuilt_nodes = rebuilt(&e, &new);
+        drop(new);
 
-        let mut g = c.benchmark_group(shape.to_string());
-        if quick() {
-            g.sample_size(10)
-                .measurement_time(std::time::Duration::from_secs(1))
-                .warm_up_time(std::time::Duration::from_millis(300));
-        } else {
-            g.sample_size(10);
-        }
+        let mut g = c.benchmark_group(shape);
+        configure(&mut g);
         g.bench_function("visit/derived", |b| {
             b.iter(|| {
                 let mut c = CountNodes(0);
-                c.visit_expr(black_box(e));
+                c.visit_expr(black_box(&e));
                 c.0
             })
         });
-        g.bench_function("visit/hand", |b| b.iter(|| h_count(black_box(h))));
+        g.bench_function("visit/hand", |b| b.iter(|| h_count(black_box(&h))));
         g.bench_function("identity/derived", |b| {
-            b.iter(|| matches!(Identity.mutate_expr(black_box(e)), Rewrite::Keep))
+            b.iter(|| matches!(Identity.mutate_expr(black_box(&e)), Rewrite::Keep))
         });
         g.bench_function("identity/hand", |b| {
-            b.iter(|| h_mutate(black_box(h), false).is_none())
+            b.iter(|| h_mutate(black_box(&h), false).is_none())
         });
         g.bench_function("rebuild/derived", |b| {
-            b.iter_with_large_drop(|| BumpConsts.mutate_expr(black_box(e)))
+            b.iter_with_large_drop(|| BumpConsts.mutate_expr(black_box(&e)))
         });
         g.bench_function("rebuild/hand", |b| {
-            b.iter_with_large_drop(|| h_mutate(black_box(h), true))
+            b.iter_with_large_drop(|| h_mutate(black_box(&h), true))
         });
         g.finish();
+
+        for (name, limit, extra, ok) in [
+            ("visit", 1.10, String::new(), true),
+            (
+                "identity",
+                1.10,
+                format!("; {identity_allocations} allocations, same root"),
+                identity_allocations == 0,
+            ),
+            (
+                "rebuild",
+                1.15,
+                format!("; {rebuild_allocations} allocations for {rebuilt_nodes} rebuilt nodes"),
+                rebuild_allocations == rebuilt_nodes,
+            ),
+        ] {
+            let d = mean_ns(shape, &format!("{name}/derived")) / nodes as f64;
+            let hand = mean_ns(shape, &format!("{name}/hand")) / nodes as f64;
+            if name == "identity" && shape == "tree" {
+                identity_tree_ns = d;
+            }
+            row(
+                TABLE,
+                &[
+                    name.into(),
+                    shape.into(),
+                    nodes.to_string(),
+                    format!("{d:.2}"),
+                    format!("{hand:.2}"),
+                    format!("{:.2}{extra}", d / hand),
+                    format!("<= {limit:.2}"),
+                    verdict(d / hand <= limit && ok),
+                ],
+            );
+        }
+    }
+
+    // Row 4: memoized mutation of a DAG with heavy sharing.
+    let e = dag(n, &mut Rng(0x2545_F491_4F6C_DD1D));
+    let h = to_hand(&e, &mut FxHashMap::default());
+    let mut seen = VisitedSet::new();
+    let mut unique = UniqueNodes(&mut seen, 0, 0);
+    unique.visit_expr(&e);
+    let (nodes, constants) = (unique.1, unique.2);
+    let mut pass = MemoBump::default();
+    let new = pass.mutate_expr(&e).unwrap_or_clone(&e);
+    assert_eq!(
+        pass.constants_rewritten, constants,
+        "each shared constant rewritten once"
+    );
+    drop(new);
+    let mut g = c.benchmark_group("dag");
+    configure(&mut g);
+    g.bench_function("memo/derived", |b| {
+        b.iter_with_large_drop(|| MemoBump::default().mutate_expr(black_box(&e)))
+    });
+    g.bench_function("memo/hand", |b| {
+        b.iter_with_large_drop(|| h_memo(black_box(&h), &mut FxHashMap::default()))
+    });
+    g.finish();
+    let d = mean_ns("dag", "memo/derived") / nodes as f64;
+    let hand = mean_ns("dag", "memo/hand") / nodes as f64;
+    row(
+        TABLE,
+        &[
+            "memoized rebuild".into(),
+            "DAG".into(),
+            nodes.to_string(),
+            format!("{d:.2}"),
+            format!("{hand:.2}"),
+            format!(
+                "{:.2}; each of {constants} constants rewritten once; {:.2}x identity (tree)",
+                d / hand,
+                d / identity_tree_ns
+            ),
+            "<= 1.10; <= 2x identity".into(),
+            verdict(d / hand <= 1.10 && d / identity_tree_ns <= 2.0),
+        ],
+    );
+}
+
+/// Counts distinct nodes (and constants) of a DAG.
+struct UniqueNodes<'a>(&'a mut VisitedSet<Expr>, usize, usize);
+impl ExprVisitor for UniqueNodes<'_> {
+    fn visit_expr(&mut self, e: &Expr) {
+        if self.0.first_visit(e) {
+            self.1 += 1;
+            self.2 += usize::from(e.is_const());
+            e.walk(self);
+        }
     }
 }
 
-criterion_group!(benches, bench);
+criterion_group! {
+    name = benches;
+    config = support::criterion();
+    targets = derived_vs_hand
+}
 criterion_main!(benches);

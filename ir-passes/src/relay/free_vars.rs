@@ -1,11 +1,11 @@
 //! FreeVars: the variables an expression uses but does not bind.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ir_core::{Node, VisitedSet, Walk};
 
 use super::expr::{Expr, ExprVisitor, Function, Var};
-use super::ty::TypeVisitor;
+use super::ty::{Type, TypeVisitor};
 
 #[derive(Default)]
 struct Free {
@@ -15,7 +15,10 @@ struct Free {
     visited: VisitedSet<Expr>,
 }
 
-impl TypeVisitor for Free {}
+// Types hold no expression variables: skip them.
+impl TypeVisitor for Free {
+    fn visit_type(&mut self, _: &Type) {}
+}
 impl ExprVisitor for Free {
     fn visit_expr(&mut self, e: &Expr) {
         // A variable use is the variable's own node every time: never skip it.

@@ -1,7 +1,7 @@
 //! A reference interpreter: evaluates `@main` (or any expression) on given
 //! inputs. It is the oracle the pass tests compare against.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::stack::guarded;
 use ir_core::{Family, Node};
@@ -109,10 +109,10 @@ impl<'m> Interpreter<'m> {
     fn new(module: &'m RelayModule) -> Self {
         Interpreter {
             module,
-            env: HashMap::new(),
-            cache: vec![HashMap::new()],
+            env: HashMap::default(),
+            cache: vec![HashMap::default()],
             let_log: vec![Vec::new()],
-            free_vars: HashMap::new(),
+            free_vars: HashMap::default(),
         }
     }
 
@@ -266,7 +266,7 @@ impl<'m> Interpreter<'m> {
             .into_iter()
             .map(|(k, v)| (k, self.env.insert(k, v)))
             .collect();
-        self.cache.push(HashMap::new());
+        self.cache.push(HashMap::default());
         self.let_log.push(Vec::new());
         let result = self.eval(&f.body);
         self.cache.pop();

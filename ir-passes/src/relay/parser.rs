@@ -2,7 +2,7 @@
 //! expression-level text (`tvm.relay.parse_expr`). Errors carry `line:col`,
 //! what was expected, and the source line with a caret; nothing panics.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt;
 
 use ir_core::Node;
@@ -139,10 +139,10 @@ impl<'a> Parser<'a> {
             src,
             toks,
             pos: 0,
-            scopes: vec![HashMap::new()],
-            graph: HashMap::new(),
+            scopes: vec![HashMap::default()],
+            graph: HashMap::default(),
             meta: Vec::new(),
-            meta_nodes: HashMap::new(),
+            meta_nodes: HashMap::default(),
         };
         p.load_metadata()?;
         Ok(p)
@@ -338,7 +338,7 @@ impl<'a> Parser<'a> {
     // ---- sequences and scopes ----
 
     fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(HashMap::default());
         let r = f(self);
         self.scopes.pop();
         r

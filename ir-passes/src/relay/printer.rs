@@ -3,7 +3,7 @@
 //! once with `%N = ...;` (sharing survives), non-scalar constants go to the
 //! `#[metadata]` section, variable names are made unique.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::free_vars::free_vars;
 use std::fmt::Write;

@@ -1,7 +1,7 @@
 //! Well-formedness: every variable is bound once, every use is bound (or a
 //! parameter), and the program type-checks.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use ir_core::{Node, VisitedSet, Walk};
 

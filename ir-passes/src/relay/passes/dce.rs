@@ -3,7 +3,7 @@
 //! Uses are counted from the result backwards (TVM's `CalcDep`), so a chain
 //! of dead bindings goes in one run.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ir_core::{MemoMap, Node, Rewrite, VisitedSet, Walk};
 
@@ -98,7 +98,7 @@ pub fn dead_code_elimination(e: &Expr, inline_once: bool) -> Expr {
         uses: live.uses,
         captured: live.captured,
         inline_once,
-        inlined: HashMap::new(),
+        inlined: HashMap::default(),
         memo: MemoMap::new(),
     };
     pass.mutate_expr(e).unwrap_or_clone(e)

@@ -3,7 +3,7 @@
 //! identity, scalar constants by value, tuple arguments field by field). A post-order rewrite, so
 //! arguments are deduplicated before the calls that use them.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::{Family, Node, Rewrite};
 

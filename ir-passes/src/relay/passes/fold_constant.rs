@@ -3,7 +3,7 @@
 //! of constants, propagates let-bound constants, folds projections of tuple
 //! literals and picks the branch of an `if` with a constant condition.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::{Family, MemoMap, Node, Rewrite};
 

@@ -3,7 +3,7 @@
 //! readers see them. A retyped variable is remapped at its definition and at
 //! every use (Relax's `var_remap_`), so both stay the same node.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::{MemoMap, Node, Rewrite};
 
@@ -73,7 +73,7 @@ pub fn fill_types(
     let (types, _) = infer_function(module, f)?;
     let mut fill = Fill {
         types: &types,
-        remap: HashMap::new(),
+        remap: HashMap::default(),
         memo: MemoMap::new(),
     };
     Ok(fill.fill_function(f))

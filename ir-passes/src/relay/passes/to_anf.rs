@@ -4,7 +4,7 @@
 //! several scopes is bound once, in the innermost scope enclosing all its uses
 //! (TVM places it the same way, by the lowest common ancestor).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::stack::guarded;
 use ir_core::{Family, Node};
@@ -252,7 +252,7 @@ pub fn to_anf(e: &Expr) -> Expr {
     let mut anf = Anf {
         placement,
         open: Vec::new(),
-        bound: HashMap::new(),
+        bound: HashMap::default(),
         keep: Vec::new(),
         fresh: 0,
     };

@@ -2,7 +2,7 @@
 //! uses, as one shared node (graph bindings, when printed). A let that binds a
 //! recursive function stays.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::{MemoMap, Node, Rewrite, VisitedSet, Walk};
 

@@ -1,0 +1,118 @@
+//! Shared by the benchmark binaries: input sizes, criterion settings, an
+//! allocation counter, and the `irkit-row` lines `cargo xtask bench` turns
+//! into one markdown table per section.
+
+#![allow(dead_code)] // each benchmark binary uses a different subset
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use criterion::Criterion;
+
+/// Counts allocations, to check what a pass allocates.
+pub struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+// SAFETY: forwards to the system allocator, only counting.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` and returns its result with the number of allocations it made.
+pub fn counting_allocations<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let r = f();
+    (r, ALLOCATIONS.load(Ordering::Relaxed) - before)
+}
+
+/// `IRKIT_BENCH_QUICK` set: smaller inputs, fewer samples (`cargo xtask bench --quick`).
+pub fn quick() -> bool {
+    std::env::var_os("IRKIT_BENCH_QUICK").is_some()
+}
+
+fn criterion_dir() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("criterion")
+}
+
+/// Criterion with few samples: the inputs are large, so one sample is long.
+pub fn criterion() -> Criterion {
+    let c = Criterion::default()
+        .output_directory(&criterion_dir())
+        .sample_size(10)
+        .without_plots();
+    if quick() {
+        c.measurement_time(Duration::from_secs(1))
+            .warm_up_time(Duration::from_millis(300))
+    } else {
+        c.measurement_time(Duration::from_secs(3))
+            .warm_up_time(Duration::from_secs(1))
+    }
+}
+
+/// Criterion's mean for `group/id` in nanoseconds, once the group finished.
+pub fn mean_ns(group: &str, id: &str) -> f64 {
+    // `BenchmarkId::new(f, p)` is stored as `f/p`; a `/` in a plain id as `_`.
+    let nested = criterion_dir()
+        .join(group)
+        .join(id)
+        .join("new/estimates.json");
+    let path = if nested.exists() {
+        nested
+    } else {
+        criterion_dir()
+            .join(group)
+            .join(id.replace('/', "_"))
+            .join("new/estimates.json")
+    };
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("no criterion estimate at {}: {e}", path.display()));
+    let json: serde_json::Value =
+        serde_json::from_str(&text).expect("criterion estimates are JSON");
+    json["mean"]["point_estimate"]
+        .as_f64()
+        .expect("estimates.json has mean.point_estimate")
+}
+
+/// One row of table `table` (the first row printed for a table is its header).
+pub fn row(table: &str, cells: &[String]) {
+    println!("irkit-row\t{table}\t{}", cells.join("\t"));
+}
+
+/// The header of table `table`.
+pub fn header(table: &str, cells: &[&str]) {
+    println!("irkit-header\t{table}\t{}", cells.join("\t"));
+}
+
+/// A note printed under table `table`.
+pub fn note(table: &str, text: &str) {
+    println!("irkit-note\t{table}\t{text}");
+}
+
+/// "met" / "MISSED" for a target check.
+pub fn verdict(ok: bool) -> String {
+    if ok { "met".into() } else { "MISSED".into() }
+}
+
+/// Peak resident set of this process so far, in MiB.
+pub fn peak_rss_mib() -> f64 {
+    // SAFETY: getrusage writes into the zeroed struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    usage.ru_maxrss as f64 / 1024.0
+}

@@ -1,0 +1,215 @@
+//! Row 10: a 64-kind IR written with the derives and the same IR written by
+//! hand (visitor and copy-on-write mutator traits with one hook per kind),
+//! generated as two crates and built side by side.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::workspace_root;
+
+pub const KINDS: usize = 64;
+
+/// Kind `i`: every third kind is a leaf, the others have two children.
+fn has_children(i: usize) -> bool {
+    !i.is_multiple_of(3)
+}
+
+/// The derived IR, as a user would write it.
+pub fn derived_source() -> String {
+    let mut s = String::from(
+        "//! 64 node kinds with the derives.\n\nuse ir_core::{Mutable, Node, Rewrite, Visitable};\n\n",
+    );
+    for i in 0..KINDS {
+        let _ = write!(
+            s,
+            "#[derive(Clone, Visitable, Mutable)]\npub struct K{i} {{\n    #[ir(skip)]\n    pub value: i64,\n"
+        );
+        if has_children(i) {
+            s.push_str("    pub a: Expr,\n    pub b: Expr,\n");
+        }
+        s.push_str("}\n\n");
+    }
+    s.push_str("#[derive(Clone, Visitable, Mutable)]\npub enum Expr {\n");
+    for i in 0..KINDS {
+        let _ = writeln!(s, "    K{i}(Node<K{i}>),");
+    }
+    s.push_str(
+        "}\n\nstruct Count(usize);\nimpl ExprVisitor for Count {\n    fn visit_expr(&mut self, e: &Expr) {\n        self.0 += 1;\n        e.walk(self);\n    }\n}\n\n\
+         struct Bump;\nimpl ExprMutator for Bump {\n    fn mutate_k0(&mut self, n: &Node<K0>) -> Rewrite<Expr> {\n        K0 { value: n.value + 1 }.into()\n    }\n}\n\n\
+         /// Nodes in `e`.\npub fn count(e: &Expr) -> usize {\n    let mut c = Count(0);\n    c.visit_expr(e);\n    c.0\n}\n\n\
+         /// `e` with every `K0` incremented.\npub fn bump(e: &Expr) -> Expr {\n    Bump.mutate_expr(e).unwrap_or_clone(e)\n}\n",
+    );
+    s
+}
+
+/// The same IR by hand: Arc enum, visitor and mutator traits, walk and rebuild functions.
+pub fn hand_source() -> String {
+    let mut s = String::from("//! 64 node kinds written by hand.\n\nuse std::sync::Arc;\n\n");
+    for i in 0..KINDS {
+        let _ = write!(
+            s,
+            "#[derive(Clone)]\npub struct K{i} {{\n    pub value: i64,\n"
+        );
+        if has_children(i) {
+            s.push_str("    pub a: Expr,\n    pub b: Expr,\n");
+        }
+        s.push_str("}\n\n");
+    }
+    s.push_str("#[derive(Clone)]\npub enum Expr {\n");
+    for i in 0..KINDS {
+        let _ = writeln!(s, "    K{i}(Arc<K{i}>),");
+    }
+    s.push_str("}\n\npub trait Visitor: Sized {\n    fn visit_expr(&mut self, e: &Expr) {\n        walk_expr(self, e)\n    }\n");
+    for i in 0..KINDS {
+        let _ = writeln!(
+            s,
+            "    fn visit_k{i}(&mut self, n: &Arc<K{i}>) {{\n        walk_k{i}(self, n)\n    }}"
+        );
+    }
+    s.push_str("}\n\npub fn walk_expr<V: Visitor>(v: &mut V, e: &Expr) {\n    match e {\n");
+    for i in 0..KINDS {
+        let _ = writeln!(s, "        Expr::K{i}(n) => v.visit_k{i}(n),");
+    }
+    s.push_str("    }\n}\n\n");
+    for i in 0..KINDS {
+        if has_children(i) {
+            let _ = writeln!(
+                s,
+                "pub fn walk_k{i}<V: Visitor>(v: &mut V, n: &K{i}) {{\n    v.visit_expr(&n.a);\n    v.visit_expr(&n.b);\n}}\n"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "pub fn walk_k{i}<V: Visitor>(_: &mut V, _: &K{i}) {{}}\n"
+            );
+        }
+    }
+    s.push_str("/// `None`: unchanged.\npub trait Mutator: Sized {\n    fn mutate_expr(&mut self, e: &Expr) -> Option<Expr> {\n        rebuild_expr(self, e)\n    }\n");
+    for i in 0..KINDS {
+        let _ = writeln!(
+            s,
+            "    fn mutate_k{i}(&mut self, n: &Arc<K{i}>) -> Option<Expr> {{\n        rebuild_k{i}(self, n).map(|k| Expr::K{i}(Arc::new(k)))\n    }}"
+        );
+    }
+    s.push_str("}\n\npub fn rebuild_expr<M: Mutator>(m: &mut M, e: &Expr) -> Option<Expr> {\n    match e {\n");
+    for i in 0..KINDS {
+        let _ = writeln!(s, "        Expr::K{i}(n) => m.mutate_k{i}(n),");
+    }
+    s.push_str("    }\n}\n\n");
+    for i in 0..KINDS {
+        if has_children(i) {
+            let _ = writeln!(
+                s,
+                "pub fn rebuild_k{i}<M: Mutator>(m: &mut M, n: &K{i}) -> Option<K{i}> {{\n    let (a, b) = (m.mutate_expr(&n.a), m.mutate_expr(&n.b));\n    if a.is_none() && b.is_none() {{\n        return None;\n    }}\n    Some(K{i} {{\n        value: n.value,\n        a: a.unwrap_or_else(|| n.a.clone()),\n        b: b.unwrap_or_else(|| n.b.clone()),\n    }})\n}}\n"
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "pub fn rebuild_k{i}<M: Mutator>(_: &mut M, _: &K{i}) -> Option<K{i}> {{\n    None\n}}\n"
+            );
+        }
+    }
+    s.push_str(
+        "struct Count(usize);\nimpl Visitor for Count {\n    fn visit_expr(&mut self, e: &Expr) {\n        self.0 += 1;\n        walk_expr(self, e);\n    }\n}\n\n\
+         struct Bump;\nimpl Mutator for Bump {\n    fn mutate_k0(&mut self, n: &Arc<K0>) -> Option<Expr> {\n        Some(Expr::K0(Arc::new(K0 { value: n.value + 1 })))\n    }\n}\n\n\
+         /// Nodes in `e`.\npub fn count(e: &Expr) -> usize {\n    let mut c = Count(0);\n    c.visit_expr(e);\n    c.0\n}\n\n\
+         /// `e` with every `K0` incremented.\npub fn bump(e: &Expr) -> Expr {\n    Bump.mutate_expr(e).unwrap_or_else(|| e.clone())\n}\n",
+    );
+    s
+}
+
+pub struct Measured {
+    pub name: &'static str,
+    pub seconds: f64,
+    pub lines_per_kind: f64,
+}
+
+fn write_crate(dir: &Path, name: &str, deps: &str, source: &str) -> Result<(), String> {
+    std::fs::create_dir_all(dir.join("src")).map_err(|e| e.to_string())?;
+    let manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\n{deps}\n[workspace]\n"
+    );
+    std::fs::write(dir.join("Cargo.toml"), manifest).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("src/lib.rs"), source).map_err(|e| e.to_string())
+}
+
+fn cargo_build(dir: &Path, target: &Path, quiet_clean: Option<&str>) -> Result<f64, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    if let Some(package) = quiet_clean {
+        let status = Command::new(&cargo)
+            .args(["clean", "-q", "-p", package])
+            .env("CARGO_TARGET_DIR", target)
+            .current_dir(dir)
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("cargo clean -p {package} failed"));
+        }
+    }
+    let t = Instant::now();
+    let out = Command::new(&cargo)
+        .args(["build", "-q", "--release"])
+        .env("CARGO_TARGET_DIR", target)
+        .current_dir(dir)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "building {} failed:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// Builds both crates (dependencies first, untimed), then times a clean
+/// build of each crate itself, `runs` times, keeping the fastest.
+pub fn measure(runs: usize) -> Result<Vec<Measured>, String> {
+    let root = workspace_root();
+    let base: PathBuf = root.join("target/xtask-compile-time");
+    let target = base.join("target");
+    let core = root.join("ir-core");
+    let derived = derived_source();
+    let hand = hand_source();
+    let derived_dir = base.join("derived");
+    let hand_dir = base.join("hand");
+    write_crate(
+        &derived_dir,
+        "ir_derived_64",
+        &format!("ir-core = {{ path = {:?} }}\n", core.display().to_string()),
+        &derived,
+    )?;
+    write_crate(&hand_dir, "ir_hand_64", "", &hand)?;
+    cargo_build(&derived_dir, &target, None)?;
+    cargo_build(&hand_dir, &target, None)?;
+    let expanded = crate::expand::expanded(&derived, "the derived IR")?;
+    let mut out = Vec::new();
+    for (name, dir, package, lines) in [
+        (
+            "derived",
+            &derived_dir,
+            "ir_derived_64",
+            expanded.lines().count(),
+        ),
+        (
+            "hand-written",
+            &hand_dir,
+            "ir_hand_64",
+            hand.lines().count(),
+        ),
+    ] {
+        let mut best = f64::INFINITY;
+        for _ in 0..runs {
+            best = best.min(cargo_build(dir, &target, Some(package))?);
+        }
+        out.push(Measured {
+            name,
+            seconds: best,
+            lines_per_kind: lines as f64 / KINDS as f64,
+        });
+    }
+    Ok(out)
+}
