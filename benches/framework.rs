@@ -37,6 +37,7 @@ pub struct Bin {
 pub struct Let {
     var: Node<Var>,
     value: Expr,
+    #[ir(tail)]
     body: Expr,
 }
 #[derive(Clone, Visitable, Mutable)]

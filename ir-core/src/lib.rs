@@ -30,6 +30,7 @@ mod mutate;
 mod node;
 pub mod pass;
 pub mod post_order;
+pub mod spine;
 pub mod stack;
 pub mod structural;
 mod visit;

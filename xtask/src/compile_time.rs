@@ -19,7 +19,7 @@ fn has_children(i: usize) -> bool {
 /// The derived IR, as a user would write it.
 pub fn derived_source() -> String {
     let mut s = String::from(
-        "//! 64 node kinds with the derives.\n\nuse ir_core::{Mutable, Node, Rewrite, Visitable};\n\n",
+        "//! 64 node kinds with the derives.\n\nuse ir_core::{Mutable, Node, Rewrite, Visitable, Walk};\n\n",
     );
     for i in 0..KINDS {
         let _ = write!(

@@ -23,9 +23,20 @@ pub fn for_struct(
     extra: &[syn::GenericParam],
     bound: impl Fn(&syn::Type) -> syn::WherePredicate,
 ) -> ImplGenerics {
+    for_struct_with(s, extra, bound, Vec::new())
+}
+
+/// [`for_struct`], with `more` predicates after the per-field ones.
+pub fn for_struct_with(
+    s: &StructModel,
+    extra: &[syn::GenericParam],
+    bound: impl Fn(&syn::Type) -> syn::WherePredicate,
+    more: Vec<syn::WherePredicate>,
+) -> ImplGenerics {
     let mut generics = s.generics.clone();
     generics.params.extend(extra.iter().cloned());
     let where_clause = generics.make_where_clause();
+    where_clause.predicates.extend(more);
     let mut seen = Vec::<String>::new();
     for field in s.fields.iter().filter(|f| f.child) {
         let key = quote::ToTokens::to_token_stream(&field.ty).to_string();

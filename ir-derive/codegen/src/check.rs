@@ -41,6 +41,7 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                         .with_span(&f.ty),
                 );
             }
+            check_tail(&fields.fields, &mut errors);
             let fields = fields
                 .fields
                 .into_iter()
@@ -105,7 +106,38 @@ fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldM
         child: !field.skip.is_present(),
         eq: field.eq.unwrap_or(true),
         generic,
+        tail: field.tail.is_present() && !field.skip.is_present(),
         span,
+    }
+}
+
+/// `tail` marks one child, the last one: the driver visits the others first,
+/// as the derived walk does.
+fn check_tail(fields: &[Field], errors: &mut darling::error::Accumulator) {
+    let mut tails = fields.iter().filter(|f| f.tail.is_present());
+    if let Some(first) = tails.next() {
+        for extra in tails {
+            errors.push(
+                Error::custom("only one field can be the `tail` of a node")
+                    .with_span(&extra.tail.span()),
+            );
+        }
+        if first.skip.is_present() {
+            errors.push(
+                Error::custom("a `tail` field is a child: it cannot also be `skip`")
+                    .with_span(&first.tail.span()),
+            );
+        } else if let Some(last_child) = fields.iter().rev().find(|f| !f.skip.is_present())
+            && !std::ptr::eq(last_child, first)
+        {
+            errors.push(
+                Error::custom(
+                    "the `tail` field must be the last child field, so that the chain is \
+                     followed after the node's other children, in field order",
+                )
+                .with_span(&first.tail.span()),
+            );
+        }
     }
 }
 
@@ -134,6 +166,12 @@ fn kind_model(variant: Variant) -> darling::Result<KindModel> {
         errors.push(
             Error::custom("`skip` applies to struct fields; a family variant is always a child")
                 .with_span(&field.skip.span()),
+        );
+    }
+    if field.tail.is_present() {
+        errors.push(
+            Error::custom("`tail` applies to a field of a node struct (such as a let's body)")
+                .with_span(&field.tail.span()),
         );
     }
     let kind = node_argument(&field.ty);

@@ -76,7 +76,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             #[doc = #doc]
             #[inline]
             fn #hook(&mut self, node: &#k::Node<#ty>) -> R {
-                #k::Walk::walk(&**node, self)
+                <#ty as #k::spine::VisitDefault<Self, R>>::visit_default(node, self)
             }
             #def
         }
@@ -114,6 +114,13 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
          Override it to act on every node (memoize with `VisitedSet`, trace), calling \
          `node.walk(self)` for the dispatch."
     );
+    let preorder_doc = format!(
+        "Declares that this pass's entry hook (`{entry}`) does its work before calling \
+         `node.walk(self)` and nothing after it. Kinds with an `#[ir(tail)]` field (a let's \
+         body) then keep walking their chains in a loop even though the entry hook is \
+         overridden (see `ir_core::spine`). Default `false`: an overridden entry hook gets \
+         plain recursion."
+    );
     let not_impl = format!("`{{Self}}` is not a `{trait_name}`");
     let not_impl_note = format!(
         "a pass implements the visitor trait of every family it walks: add `impl {trait_name} for {{Self}} {{}}`"
@@ -124,9 +131,14 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
         #[doc = #trait_doc]
         #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
         #vis trait #trait_name<R: #k::VisitResult = ()>: ::core::marker::Sized #(#supers)* {
+            #[doc = #preorder_doc]
+            const PREORDER_ENTRY: bool = false;
             #[doc = #entry_doc]
             #[inline]
             fn #entry(&mut self, node: &#fam) -> R {
+                if <#fam as #k::spine::HasSpine>::ANY_TAIL {
+                    #k::spine::__entry(self, node);
+                }
                 #k::Walk::walk(node, self)
             }
             #(#hooks)*
@@ -137,6 +149,11 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             impl<__V: #trait_name<__R>, __R: #k::VisitResult> #k::Walk<__V, __R> for #fam {
                 #[inline]
                 fn walk(&self, visitor: &mut __V) -> __R {
+                    if <#fam as #k::spine::HasSpine>::ANY_TAIL
+                        && <__V as #trait_name<__R>>::PREORDER_ENTRY
+                    {
+                        #k::spine::__entry(visitor, self);
+                    }
                     #k::stack::guarded(|| match self { #(#arms)* })
                 }
             }
@@ -231,7 +248,32 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
             }
         }
     });
+    let tails = f.kinds.iter().map(|kind| {
+        let ty = &kind.ty;
+        quote!(|| <#ty as #k::spine::Tail>::HAS_TAIL)
+    });
+    let as_kinds = f.kinds.iter().map(|kind| {
+        let (v, ty) = (&kind.variant, &kind.ty);
+        quote! {
+            #[automatically_derived]
+            impl #k::spine::AsKind<#ty> for #fam {
+                #[inline]
+                #[allow(unreachable_patterns)]
+                fn as_kind(&self) -> ::core::option::Option<&#k::Node<#ty>> {
+                    match self {
+                        #fam::#v(n) => ::core::option::Option::Some(n),
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+        }
+    });
     quote! {
+        #[automatically_derived]
+        impl #k::spine::HasSpine for #fam {
+            const ANY_TAIL: bool = false #(#tails)*;
+        }
+        #(#as_kinds)*
         #[automatically_derived]
         impl #k::Family for #fam {
             const KIND_NAMES: &'static [&'static str] = &[#(#names),*];
@@ -310,7 +352,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             #[doc = #doc]
             #[inline]
             fn #hook(&mut self, node: &#k::Node<#ty>) -> #k::Rewrite<#fam> {
-                ::core::convert::Into::into(node.rebuild(self))
+                <#ty as #k::spine::MutateDefault<Self, #fam>>::mutate_default(node, self)
             }
             #def
         }
@@ -363,6 +405,9 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             #[doc = #entry_doc]
             #[inline]
             fn #entry(&mut self, node: &#fam) -> #k::Rewrite<#fam> {
+                if <#fam as #k::spine::HasSpine>::ANY_TAIL {
+                    #k::spine::__entry(self, node);
+                }
                 #k::Rebuild::rebuild(node, self)
             }
             #(#hooks)*

@@ -15,6 +15,13 @@ pub struct StructModel {
     pub fields: Vec<FieldModel>,
 }
 
+impl StructModel {
+    /// The tail field, if one is marked.
+    pub fn tail(&self) -> Option<&FieldModel> {
+        self.fields.iter().find(|f| f.tail)
+    }
+}
+
 pub struct FieldModel {
     /// `name` or `0`.
     pub member: syn::Member,
@@ -24,6 +31,8 @@ pub struct FieldModel {
     pub eq: bool,
     /// Whether the type mentions one of the struct's type parameters.
     pub generic: bool,
+    /// `#[ir(tail)]`: the last child, continuing a chain (see `ir_core::spine`).
+    pub tail: bool,
     pub span: Span,
 }
 

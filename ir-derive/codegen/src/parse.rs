@@ -31,6 +31,10 @@ pub struct Field {
     /// (spans, name hints). Skipped fields are compared by default.
     #[darling(default)]
     pub eq: Option<bool>,
+    /// `#[ir(tail)]`: the child that continues a chain of nodes of this kind
+    /// (a let's body); default hooks follow such chains in a loop.
+    #[darling(default)]
+    pub tail: darling::util::Flag,
 }
 
 /// One variant of a family enum.

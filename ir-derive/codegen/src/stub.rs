@@ -15,7 +15,7 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
     }
     let k = crate_path::resolve();
     let ident = &input.ident;
-    let (_, ty_g, where_c) = input.generics.split_for_impl();
+    let (impl_g, ty_g, where_c) = input.generics.split_for_impl();
     let with = |extra: TokenStream| {
         let params = &input.generics.params;
         if params.is_empty() {
@@ -34,10 +34,19 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
                 impl #g #k::Visit<__V, __R> for #ident #ty_g #where_c {
                     fn visit(&self, _: &mut __V) -> __R { <__R as #k::VisitResult>::output() }
                 }
+                impl #g #k::spine::VisitDefault<__V, __R> for #ident #ty_g #where_c {
+                    fn visit_default(_: &#k::Node<Self>, _: &mut __V) -> __R {
+                        <__R as #k::VisitResult>::output()
+                    }
+                }
+                impl #impl_g #k::spine::Tail for #ident #ty_g #where_c {
+                    const HAS_TAIL: bool = false;
+                }
             }
         }
         Derive::Mutable => {
             let g = with(quote!(__M));
+            let gf = with(quote!(__M, __F));
             quote! {
                 impl #g #k::RebuildFields<__M> for #ident #ty_g #where_c {
                     fn rebuild_fields(&self, _: &mut __M) -> ::core::option::Option<Self> { None }
@@ -45,10 +54,14 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
                 impl #g #k::Mutate<__M> for #ident #ty_g #where_c {
                     fn mutate(&self, _: &mut __M) -> ::core::option::Option<Self> { None }
                 }
+                impl #gf #k::spine::MutateDefault<__M, __F> for #ident #ty_g #where_c {
+                    fn mutate_default(_: &#k::Node<Self>, _: &mut __M) -> #k::Rewrite<__F> {
+                        #k::Rewrite::Keep
+                    }
+                }
             }
         }
         Derive::StructuralEq => {
-            let (impl_g, _, _) = input.generics.split_for_impl();
             quote! {
                 impl #impl_g #k::StructuralEq for #ident #ty_g #where_c {
                     fn struct_eq(&self, _: &Self, _: &mut #k::structural::EqState) -> bool { false }

@@ -124,7 +124,8 @@ pub struct Let {
     pub var: Node<Var>,
     /// The bound value (the variable is in scope in it, for recursion).
     pub value: Expr,
-    /// The rest of the sequence.
+    /// The rest of the sequence: let chains are walked in a loop, not by recursion.
+    #[ir(tail)]
     pub body: Expr,
     /// Source position.
     #[ir(skip, eq = false)]

@@ -1,0 +1,291 @@
+//! Spines: chains of nodes linked through a tail field (`#[ir(tail)]`, e.g.
+//! a let's body), walked in a loop instead of by recursion.
+//!
+//! A let chain of a million bindings is a million nested bodies. Recursing
+//! through them costs a stack frame per level, and at that depth the frames
+//! no longer fit in any cache: the walk becomes memory-bound on its own stack.
+//! The default hook of a kind with a tail field therefore runs a *driver*: it
+//! visits (or mutates) the other children of each node and moves on to the
+//! tail in a loop, like RAF's `ExpandANormalForm`.
+//!
+//! Unlike `ExpandANormalForm`, the driver never bypasses a user's hook. It
+//! still calls the tail through the pass's entry hook; only when that call
+//! reaches the kind's *default* hook again with nothing but generated code in
+//! between (the default entry hook and the dispatch) does the inner default
+//! hook hand the node back to the driver instead of recursing. A pass that
+//! overrides the entry hook or the kind's hook gets plain recursion, with its
+//! code run exactly where it expects it. The hand-back is a per-thread flag
+//! keyed by the node and the pass, so nested and concurrent passes never see
+//! each other's.
+//!
+//! A visitor whose entry hook only acts *before* walking a node (counting,
+//! filtering with a [`crate::VisitedSet`]) can declare it with
+//! `const PREORDER_ENTRY: bool = true;` in its visitor impl, and keeps the loop.
+
+use std::cell::Cell;
+
+use crate::visit::{Visit, VisitResult};
+use crate::{Family, Mutate, Node, Rewrite};
+
+/// Implemented by `#[derive(Visitable)]` for every node struct: whether it has
+/// a tail field.
+pub trait Tail {
+    /// `true` when a field is marked `#[ir(tail)]`.
+    const HAS_TAIL: bool;
+}
+
+/// Implemented by `#[derive(Visitable)]` for every family: whether any of its
+/// kinds has a tail field (the default entry hook takes part in the hand-back
+/// only then).
+pub trait HasSpine {
+    /// `true` when some kind has an `#[ir(tail)]` field.
+    const ANY_TAIL: bool;
+}
+
+/// Implemented by the family derive for each kind: the downcast a driver uses
+/// to follow a tail.
+pub trait AsKind<K> {
+    /// The node, if this value is of kind `K`.
+    fn as_kind(&self) -> Option<&Node<K>>;
+}
+
+/// A node struct with a tail field, as seen by a visitor (derived).
+pub trait SpineVisit<V, R>: Sized {
+    /// The tail field's type: the family the node belongs to.
+    type Tail;
+    /// Visits every child except the tail, in declaration order.
+    fn walk_head(&self, visitor: &mut V) -> R;
+    /// The tail field.
+    fn tail(&self) -> &Self::Tail;
+}
+
+/// A node struct with a tail field, as seen by a mutator (derived).
+pub trait SpineMutate<M>: Sized {
+    /// The tail field's type: the family the node belongs to.
+    type Tail;
+    /// The new values of the children other than the tail (each `None` if unchanged).
+    type Head;
+    /// Mutates every child except the tail; `None` when none changed.
+    fn mutate_head(&self, mutator: &mut M) -> Option<Self::Head>;
+    /// The tail field.
+    fn tail(&self) -> &Self::Tail;
+    /// A copy of this node with the given new children (unchanged ones cloned).
+    fn assemble(&self, head: Option<Self::Head>, tail: Option<Self::Tail>) -> Self;
+}
+
+/// The default visitor hook of a kind (derived): walk the children, or run
+/// the spine driver for a kind with a tail field.
+pub trait VisitDefault<V, R>: Sized {
+    /// The default hook's body.
+    fn visit_default(node: &Node<Self>, visitor: &mut V) -> R;
+}
+
+/// The default mutator hook of a kind (derived): rebuild from the children,
+/// or run the spine driver for a kind with a tail field.
+pub trait MutateDefault<M, F>: Sized {
+    /// The default hook's body.
+    fn mutate_default(node: &Node<Self>, mutator: &mut M) -> Rewrite<F>;
+}
+
+const NONE: u8 = 0;
+const ARMED: u8 = 1;
+const PASSED: u8 = 2;
+const DEFERRED: u8 = 3;
+
+/// A pass object: its address and its type (two zero-sized passes share an
+/// address). Type names are compared by content: the same name may live at
+/// several addresses, one per codegen unit.
+#[derive(Clone, Copy)]
+struct PassId {
+    addr: usize,
+    ty: &'static str,
+}
+
+impl PassId {
+    #[inline(always)]
+    fn of<P>(pass: &P) -> Self {
+        PassId {
+            addr: pass as *const P as usize,
+            ty: std::any::type_name::<P>(),
+        }
+    }
+
+    #[inline(always)]
+    fn is(self, other: PassId) -> bool {
+        self.addr == other.addr && (std::ptr::eq(self.ty, other.ty) || self.ty == other.ty)
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Flag {
+    node: usize,
+    pass: PassId,
+    state: u8,
+}
+
+const CLEAR: Flag = Flag {
+    node: 0,
+    pass: PassId { addr: 0, ty: "" },
+    state: NONE,
+};
+
+thread_local! {
+    static FLAG: Cell<Flag> = const { Cell::new(CLEAR) };
+}
+
+#[inline(always)]
+fn get() -> Flag {
+    FLAG.try_with(Cell::get).unwrap_or(CLEAR)
+}
+
+#[inline(always)]
+fn set(flag: Flag) {
+    let _ = FLAG.try_with(|f| f.set(flag));
+}
+
+/// Called by a default entry hook (and by the dispatch of a visitor with a
+/// pre-order entry hook) before dispatching `node`: a driver's armed tail
+/// passes through; anything else clears the flag.
+#[doc(hidden)]
+#[inline(always)]
+pub fn __entry<P, F: Family>(pass: &P, node: &F) {
+    let flag = get();
+    if flag.state == NONE {
+        return;
+    }
+    let ours = flag.node == node.addr() && flag.pass.is(PassId::of(pass));
+    if ours && (flag.state == ARMED || flag.state == PASSED) {
+        set(Flag {
+            state: PASSED,
+            ..flag
+        });
+    } else {
+        set(CLEAR);
+    }
+}
+
+/// In a default hook: `true` if an enclosing driver of this pass armed this
+/// node and only generated code ran since, so the driver takes it over.
+#[inline(always)]
+fn try_defer(node: usize, pass: PassId) -> bool {
+    let flag = get();
+    if flag.state == PASSED && flag.node == node && flag.pass.is(pass) {
+        set(Flag {
+            state: DEFERRED,
+            ..flag
+        });
+        true
+    } else {
+        false
+    }
+}
+
+#[inline(always)]
+fn arm(node: usize, pass: PassId) {
+    set(Flag {
+        node,
+        pass,
+        state: ARMED,
+    });
+}
+
+/// After the driver's tail call: `true` if the tail node was handed back.
+/// Clears whatever is left of this driver's flag either way.
+#[inline(always)]
+fn take_deferred(node: usize, pass: PassId) -> bool {
+    let flag = get();
+    if flag.state != NONE && flag.node == node && flag.pass.is(pass) {
+        set(CLEAR);
+        return flag.state == DEFERRED;
+    }
+    false
+}
+
+/// The default visitor hook of a kind with a tail field: visits the head of
+/// each node of the chain, following tails in a loop.
+#[doc(hidden)]
+pub fn __visit_spine<V, R, K>(first: &Node<K>, visitor: &mut V) -> R
+where
+    R: VisitResult,
+    K: SpineVisit<V, R>,
+    K::Tail: Family + AsKind<K> + Visit<V, R>,
+{
+    let me = PassId::of(visitor);
+    if try_defer(first.addr(), me) {
+        return R::output();
+    }
+    let mut cur = first;
+    loop {
+        crate::try_visit!(cur.walk_head(visitor));
+        let tail = cur.tail();
+        let Some(next) = tail.as_kind() else {
+            return tail.visit(visitor);
+        };
+        arm(next.addr(), me);
+        let r = tail.visit(visitor);
+        if !take_deferred(next.addr(), me) {
+            return r;
+        }
+        cur = next;
+    }
+}
+
+/// The default mutator hook of a kind with a tail field: mutates the head of
+/// each node of the chain, following tails in a loop, then rebuilds the nodes
+/// that changed from the bottom up. Nothing is allocated when nothing changed.
+#[doc(hidden)]
+pub fn __mutate_spine<M, K>(first: &Node<K>, mutator: &mut M) -> Rewrite<K::Tail>
+where
+    K: SpineMutate<M>,
+    K::Tail: Family + AsKind<K> + Mutate<M> + From<Node<K>>,
+{
+    let me = PassId::of(mutator);
+    if try_defer(first.addr(), me) {
+        return Rewrite::Keep;
+    }
+    // Changed heads by position in the chain; empty (unallocated) for an identity pass.
+    let mut heads: Vec<(usize, K::Head)> = Vec::new();
+    let mut cur = first;
+    let mut depth = 0;
+    let last = loop {
+        if let Some(head) = cur.mutate_head(mutator) {
+            heads.push((depth, head));
+        }
+        let tail = cur.tail();
+        let Some(next) = tail.as_kind() else {
+            break tail.mutate(mutator);
+        };
+        arm(next.addr(), me);
+        let r = tail.mutate(mutator);
+        if !take_deferred(next.addr(), me) {
+            break r;
+        }
+        cur = next;
+        depth += 1;
+    };
+    if last.is_none() && heads.is_empty() {
+        return Rewrite::Keep;
+    }
+    let mut spine: Vec<&Node<K>> = Vec::with_capacity(depth + 1);
+    let mut node = first;
+    spine.push(node);
+    for _ in 0..depth {
+        node = node
+            .tail()
+            .as_kind()
+            .expect("a spine's nodes are immutable, so its tails are the same kind again");
+        spine.push(node);
+    }
+    let mut result = last;
+    for (i, node) in spine.iter().enumerate().rev() {
+        let head = match heads.last() {
+            Some((d, _)) if *d == i => heads.pop().map(|(_, h)| h),
+            _ => None,
+        };
+        if head.is_none() && result.is_none() {
+            continue;
+        }
+        result = Some(Node::new(node.assemble(head, result)).into());
+    }
+    result.into()
+}

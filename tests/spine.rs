@@ -1,0 +1,464 @@
+//! Spines: a kind with an `#[ir(tail)]` field (a let's body) is walked in a
+//! loop by its default hooks, and a pass that overrides the hooks in the way
+//! still sees exactly what plain recursion would show it.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::ops::ControlFlow;
+
+use irkit::prelude::*;
+
+struct Counting;
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+// SAFETY: forwards to the system allocator, counting this thread's allocations.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|a| a.set(a.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let r = f();
+    (r, ALLOCATIONS.with(Cell::get) - before)
+}
+
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Lit {
+    #[ir(skip)]
+    value: i64,
+}
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Var {
+    #[ir(skip)]
+    name: String,
+}
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Add {
+    lhs: Expr,
+    rhs: Expr,
+}
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Let {
+    var: Node<Var>,
+    value: Expr,
+    #[ir(tail)]
+    body: Expr,
+}
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub enum Expr {
+    Lit(Node<Lit>),
+    #[ir(def)]
+    Var(Node<Var>),
+    Add(Node<Add>),
+    Let(Node<Let>),
+}
+
+fn lit(value: i64) -> Expr {
+    Lit { value }.into()
+}
+
+/// `let %0 = 0 + 1; let %1 = %0 + 1; ...; %(n-1)`, with its variables.
+fn chain(n: usize) -> (Expr, Vec<Node<Var>>) {
+    let vars: Vec<Node<Var>> = (0..n)
+        .map(|i| {
+            Node::new(Var {
+                name: format!("v{i}"),
+            })
+        })
+        .collect();
+    let mut e: Expr = vars[n - 1].clone().into();
+    for i in (0..n).rev() {
+        let prev = if i == 0 {
+            lit(0)
+        } else {
+            vars[i - 1].clone().into()
+        };
+        let value = Add {
+            lhs: prev,
+            rhs: lit(1),
+        }
+        .into();
+        e = Let {
+            var: vars[i].clone(),
+            value,
+            body: e,
+        }
+        .into();
+    }
+    (e, vars)
+}
+
+/// The lets of a chain, outermost first.
+fn lets(e: &Expr) -> Vec<Node<Let>> {
+    let mut out = Vec::new();
+    let mut cur = e;
+    while let Some(l) = cur.as_let() {
+        out.push(l.clone());
+        cur = &l.body;
+    }
+    out
+}
+
+#[derive(Default)]
+struct CountLits(usize, StackSpread);
+impl ExprVisitor for CountLits {
+    fn visit_lit(&mut self, _: &Node<Lit>) {
+        self.0 += 1;
+        self.1.record();
+    }
+}
+
+#[test]
+fn default_hooks_walk_a_long_chain_on_a_small_stack() {
+    let (e, _) = chain(200_000);
+    let count = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let mut c = CountLits::default();
+            c.visit_expr(&e);
+            (c.0, c.1.spread())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(count.0, 200_001);
+    assert!(count.1 < 64 * 1024, "walked in a loop: spread {}", count.1);
+}
+
+/// An overridden entry hook with work after the walk sees true nesting.
+#[derive(Default)]
+struct Depth {
+    depth: usize,
+    deepest: usize,
+    nodes: usize,
+    stack: StackSpread,
+}
+impl ExprVisitor for Depth {
+    fn visit_lit(&mut self, _: &Node<Lit>) {
+        self.stack.record();
+    }
+    fn visit_expr(&mut self, e: &Expr) {
+        self.nodes += 1;
+        self.depth += 1;
+        self.deepest = self.deepest.max(self.depth);
+        e.walk(self);
+        self.depth -= 1;
+    }
+}
+
+#[test]
+fn an_entry_hook_with_post_work_keeps_plain_recursion() {
+    let (e, _) = chain(1_000);
+    let mut d = Depth::default();
+    d.visit_expr(&e);
+    assert!(d.stack.spread() > 1_000 * 64, "recursed: {:?}", d.stack);
+    // 1,000 nested lets; the last one's value and that value's operands below it.
+    assert_eq!(d.deepest, 1_002);
+    assert_eq!(d.depth, 0);
+    // Per let: the let, its value, and the value's two operands; plus the result.
+    assert_eq!(d.nodes, 4 * 1_000 + 1);
+}
+
+/// A pre-order entry hook may declare so and keep the loop.
+#[derive(Default)]
+struct Preorder {
+    seen: VisitedSet<Expr>,
+    nodes: usize,
+    stack: StackSpread,
+}
+impl ExprVisitor for Preorder {
+    const PREORDER_ENTRY: bool = true;
+    fn visit_expr(&mut self, e: &Expr) {
+        if self.seen.first_visit(e) {
+            self.nodes += 1;
+            e.walk(self);
+        }
+    }
+    fn visit_lit(&mut self, _: &Node<Lit>) {
+        self.stack.record();
+    }
+}
+
+/// The range of stack addresses a hook ran at: small when a chain is walked
+/// in a loop, about the chain's length times a frame when it recurses.
+#[derive(Debug, Default)]
+struct StackSpread {
+    low: Option<usize>,
+    high: usize,
+}
+impl StackSpread {
+    #[inline(never)]
+    fn record(&mut self) {
+        let marker = 0u8;
+        let at = std::hint::black_box(&marker) as *const u8 as usize;
+        self.low = Some(self.low.map_or(at, |l| l.min(at)));
+        self.high = self.high.max(at);
+    }
+    fn spread(&self) -> usize {
+        self.high - self.low.unwrap_or(self.high)
+    }
+}
+
+#[test]
+fn a_preorder_entry_hook_sees_every_node_once() {
+    let (e, _) = chain(100_000);
+    let mut p = Preorder::default();
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn_scoped(s, || p.visit_expr(&e))
+            .unwrap()
+            .join()
+            .unwrap()
+    });
+    // Per let: the let, its value and the value's two operands; plus the result.
+    assert_eq!(p.nodes, 4 * 100_000 + 1);
+    assert!(
+        p.stack.spread() < 64 * 1024,
+        "walked in a loop: {:?}",
+        p.stack
+    );
+}
+
+/// An overridden kind hook runs around each let, in recursive order.
+#[derive(Default)]
+struct Brackets(String);
+impl ExprVisitor for Brackets {
+    fn visit_let(&mut self, l: &Node<Let>) {
+        self.0.push('(');
+        l.walk(self);
+        self.0.push(')');
+    }
+    fn visit_lit(&mut self, n: &Node<Lit>) {
+        self.0.push_str(&n.value.to_string());
+    }
+}
+
+#[test]
+fn an_overridden_let_hook_brackets_its_whole_body() {
+    let (e, _) = chain(3);
+    let mut b = Brackets::default();
+    b.visit_expr(&e);
+    assert_eq!(b.0, "(01(1(1)))");
+}
+
+/// Stops at the first value adding a literal greater than `limit`.
+struct FirstBig {
+    limit: i64,
+    visited_lets: usize,
+}
+impl ExprVisitor<ControlFlow<i64>> for FirstBig {
+    fn visit_let(&mut self, l: &Node<Let>) -> ControlFlow<i64> {
+        self.visited_lets += 1;
+        l.walk(self)
+    }
+    fn visit_lit(&mut self, n: &Node<Lit>) -> ControlFlow<i64> {
+        if n.value > self.limit {
+            ControlFlow::Break(n.value)
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+/// The same with default let hooks: counts lits seen until the break.
+struct FirstBigDefault {
+    limit: i64,
+    lits: usize,
+}
+impl ExprVisitor<ControlFlow<i64>> for FirstBigDefault {
+    fn visit_lit(&mut self, n: &Node<Lit>) -> ControlFlow<i64> {
+        self.lits += 1;
+        if n.value > self.limit {
+            ControlFlow::Break(n.value)
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+#[test]
+fn early_exit_stops_the_loop_where_recursion_would_stop() {
+    // Replace the literal `1` of binding 500 by 7.
+    let (e, _) = chain(1_000);
+    let mut bump = BumpAt {
+        index: 500,
+        seen: 0,
+    };
+    let e = bump.mutate_expr(&e).unwrap_or_clone(&e);
+    let mut f = FirstBigDefault { limit: 5, lits: 0 };
+    assert_eq!(f.visit_expr(&e), ControlFlow::Break(7));
+    // Bindings 0..500 have two literals for binding 0 and one each after.
+    assert_eq!(f.lits, 1 + 500 + 1);
+    let mut g = FirstBig {
+        limit: 5,
+        visited_lets: 0,
+    };
+    assert_eq!(g.visit_expr(&e), ControlFlow::Break(7));
+    assert_eq!(g.visited_lets, 501);
+}
+
+struct Identity;
+impl ExprMutator for Identity {}
+
+#[test]
+fn identity_mutation_of_a_chain_returns_keep_and_allocates_nothing() {
+    let (e, _) = chain(100_000);
+    let _ = Identity.mutate_expr(&e); // warm up thread-locals
+    let (r, allocations) = allocations_during(|| Identity.mutate_expr(&e));
+    assert!(matches!(r, Rewrite::Keep));
+    assert_eq!(allocations, 0);
+}
+
+/// Rewrites the `index`-th literal `1` (0-based, in visiting order) to 7.
+struct BumpAt {
+    index: usize,
+    seen: usize,
+}
+impl ExprMutator for BumpAt {
+    fn mutate_lit(&mut self, n: &Node<Lit>) -> Rewrite<Expr> {
+        if n.value != 1 {
+            return Rewrite::Keep;
+        }
+        self.seen += 1;
+        if self.seen - 1 == self.index {
+            lit(7).into()
+        } else {
+            Rewrite::Keep
+        }
+    }
+}
+
+#[test]
+fn a_change_deep_in_a_chain_rebuilds_exactly_the_lets_above_it() {
+    let (e, vars) = chain(1_000);
+    let mut bump = BumpAt {
+        index: 600,
+        seen: 0,
+    };
+    let (new, allocations) = allocations_during(|| bump.mutate_expr(&e).unwrap_or_clone(&e));
+    let (old_lets, new_lets) = (lets(&e), lets(&new));
+    assert_eq!(new_lets.len(), 1_000);
+    for i in 0..1_000 {
+        let same = old_lets[i].same_as(&new_lets[i]);
+        assert_eq!(same, i > 600, "let {i}");
+        assert!(new_lets[i].var.same_as(&vars[i]), "variables are kept");
+    }
+    let changed = new_lets[600].value.as_add().unwrap();
+    assert_eq!(changed.rhs.as_lit().unwrap().value, 7);
+    // 601 lets, the changed `add` and its literal; the driver's bookkeeping
+    // adds one vector of the chain and one of changed heads (grown by doubling).
+    assert!(
+        (601 + 2..=601 + 2 + 2 + 10).contains(&allocations),
+        "{allocations} allocations"
+    );
+}
+
+/// Replaces the final body of the chain.
+struct ReplaceResult;
+impl ExprMutator for ReplaceResult {
+    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+        if v.name == "v9" {
+            lit(42).into()
+        } else {
+            Rewrite::Keep
+        }
+    }
+}
+
+#[test]
+fn a_new_final_body_rebuilds_the_whole_chain() {
+    let (e, _) = chain(10);
+    let new = ReplaceResult.mutate_expr(&e).unwrap_or_clone(&e);
+    let (old_lets, new_lets) = (lets(&e), lets(&new));
+    assert!(old_lets.iter().zip(&new_lets).all(|(a, b)| !a.same_as(b)));
+    assert_eq!(new_lets[9].body.as_lit().unwrap().value, 42);
+    // Heads are shared with the old chain.
+    assert!(
+        old_lets
+            .iter()
+            .zip(&new_lets)
+            .all(|(a, b)| a.value.same_as(&b.value))
+    );
+}
+
+/// The same rewrite through a memoizing entry hook (plain recursion) agrees.
+#[derive(Default)]
+struct MemoBump {
+    memo: MemoMap<Expr>,
+}
+impl ExprMutator for MemoBump {
+    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+        irkit::memoized(self, e, |p| &mut p.memo)
+    }
+    fn mutate_lit(&mut self, n: &Node<Lit>) -> Rewrite<Expr> {
+        lit(n.value + 1).into()
+    }
+}
+struct Bump;
+impl ExprMutator for Bump {
+    fn mutate_lit(&mut self, n: &Node<Lit>) -> Rewrite<Expr> {
+        lit(n.value + 1).into()
+    }
+}
+
+#[test]
+fn the_loop_and_recursion_build_equal_results() {
+    let (e, _) = chain(2_000);
+    let a = Bump.mutate_expr(&e).unwrap_or_clone(&e);
+    let b = MemoBump::default().mutate_expr(&e).unwrap_or_clone(&e);
+    let sum = |e: &Expr| {
+        struct Sum(i64);
+        impl ExprVisitor for Sum {
+            fn visit_lit(&mut self, n: &Node<Lit>) {
+                self.0 += n.value;
+            }
+        }
+        let mut s = Sum(0);
+        s.visit_expr(e);
+        s.0
+    };
+    assert_eq!(sum(&e), 2_000);
+    assert_eq!(sum(&a), 2_000 * 2 + 1);
+    assert_eq!(sum(&a), sum(&b));
+    assert_eq!(lets(&a).len(), lets(&b).len());
+}
+
+/// A visitor that runs another visitor (of another type) over the same chain
+/// from inside a hook: neither takes the other's hand-back.
+struct Outer {
+    inner_counts: Vec<usize>,
+    e: Expr,
+}
+impl ExprVisitor for Outer {
+    fn visit_var(&mut self, v: &Node<Var>) {
+        if v.name == "v5" {
+            let mut inner = CountLits::default();
+            inner.visit_expr(&self.e.clone());
+            self.inner_counts.push(inner.0);
+        }
+    }
+}
+
+#[test]
+fn nested_passes_do_not_take_each_others_chains() {
+    let (e, _) = chain(50);
+    let mut outer = Outer {
+        inner_counts: Vec::new(),
+        e: e.clone(),
+    };
+    outer.visit_expr(&e);
+    assert_eq!(outer.inner_counts, vec![51]);
+    let mut c = CountLits::default();
+    c.visit_expr(&e);
+    assert_eq!(c.0, 51);
+}
