@@ -184,8 +184,16 @@ pub fn memoized<M, F>(
     memo: impl Fn(&mut M) -> &mut MemoMap<F>,
 ) -> Rewrite<F>
 where
-    F: Family + Clone + crate::Rebuild<M>,
+    F: Family + Clone + crate::Rebuild<M> + crate::spine::HasSpine,
 {
+    if node.strong_count() == 1 {
+        // Met once: nothing to record, so this entry is a pass-through and a
+        // let chain (`#[ir(tail)]`) may stay a loop.
+        if F::ANY_TAIL {
+            crate::spine::__entry(mutator, node);
+        }
+        return node.rebuild(mutator);
+    }
     if let Some(done) = memo(mutator).get(node) {
         return done;
     }

@@ -289,3 +289,84 @@ where
     }
     result.into()
 }
+
+/// What a chain pass ([`mutate_chain`]) decides for one node of a spine.
+pub enum Link<H> {
+    /// Keep the node, with these new non-tail children (`None`: unchanged).
+    Keep(Option<H>),
+    /// Remove the node: its place is taken by its (rewritten) tail, as when a
+    /// dead or folded let binding is replaced by its body.
+    Drop,
+}
+
+/// Rewrites a whole chain of `K` nodes (a let chain) in a loop, for a pass
+/// whose hook for `K` decides per node: keep it (with new children) or drop
+/// it in favour of its tail. Call it from the kind's hook, e.g. `mutate_let`.
+///
+/// `decide` runs on every node of the chain, first to last; tails held by
+/// one handle only are followed directly (a memoizing entry hook records
+/// nothing for a node met once, so none is skipped that would matter), and
+/// the last tail goes through the pass's entry hook as usual. The rewritten
+/// nodes are then rebuilt from the bottom up: unchanged ones stay shared, and
+/// nothing is allocated for the result when nothing changed.
+///
+/// ```
+/// use ir_core::prelude::*;
+/// use ir_core::spine::{Link, mutate_chain};
+///
+/// #[derive(Clone, Visitable, Mutable)]
+/// struct Lit { #[ir(skip)] value: i64 }
+/// #[derive(Clone, Visitable, Mutable)]
+/// struct Let { #[ir(skip)] name: String, value: Expr, #[ir(tail)] body: Expr }
+/// #[derive(Clone, Visitable, Mutable)]
+/// enum Expr { Lit(Node<Lit>), Let(Node<Let>) }
+///
+/// /// Removes the bindings named `_`.
+/// struct DropUnderscores;
+/// impl ExprMutator for DropUnderscores {
+///     fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
+///         mutate_chain(l, self, |_, l| if l.name == "_" { Link::Drop } else { Link::Keep(None) })
+///     }
+/// }
+///
+/// let lit = |value| Expr::from(Lit { value });
+/// let mut e = lit(0);
+/// for (i, name) in ["a", "_", "b", "_"].iter().enumerate().rev() {
+///     e = Let { name: name.to_string(), value: lit(i as i64), body: e }.into();
+/// }
+/// let out = DropUnderscores.mutate_expr(&e).unwrap_or_clone(&e);
+/// let a = out.as_let().unwrap();
+/// let b = a.body.as_let().unwrap();
+/// assert_eq!((a.name.as_str(), b.name.as_str()), ("a", "b"));
+/// assert!(b.body.is_lit());
+/// ```
+pub fn mutate_chain<M, K>(
+    first: &Node<K>,
+    mutator: &mut M,
+    mut decide: impl FnMut(&mut M, &Node<K>) -> Link<K::Head>,
+) -> Rewrite<K::Tail>
+where
+    K: SpineMutate<M>,
+    K::Tail: Family + AsKind<K> + Mutate<M> + From<Node<K>> + Clone,
+{
+    let mut links: Vec<(&Node<K>, Link<K::Head>)> = Vec::new();
+    let mut cur = first;
+    let last = loop {
+        let link = decide(mutator, cur);
+        links.push((cur, link));
+        let tail = cur.tail();
+        match tail.as_kind() {
+            Some(next) if next.strong_count() == 1 => cur = next,
+            _ => break tail.mutate(mutator),
+        }
+    };
+    let mut result = last;
+    for (node, link) in links.into_iter().rev() {
+        result = match link {
+            Link::Drop => Some(result.unwrap_or_else(|| node.tail().clone())),
+            Link::Keep(None) if result.is_none() => None,
+            Link::Keep(head) => Some(Node::new(node.assemble(head, result)).into()),
+        };
+    }
+    result.into()
+}

@@ -63,8 +63,32 @@ psm::psm_stack_manipulation! {
             }
         }
 
+        /// A fixed array, so that pooling allocates nothing on the heap.
+        struct Pool {
+            segments: [Option<Segment>; POOLED_SEGMENTS],
+            len: usize,
+        }
+
+        impl Pool {
+            fn pop(&mut self) -> Option<Segment> {
+                let last = self.len.checked_sub(1)?;
+                self.len = last;
+                self.segments[last].take()
+            }
+
+            /// Keeps `segment` if there is room; otherwise it is unmapped.
+            fn push(&mut self, segment: Segment) {
+                if self.len < POOLED_SEGMENTS {
+                    self.segments[self.len] = Some(segment);
+                    self.len += 1;
+                }
+            }
+        }
+
         thread_local! {
-            static POOL: RefCell<Vec<Segment>> = const { RefCell::new(Vec::new()) };
+            static POOL: RefCell<Pool> = const {
+                RefCell::new(Pool { segments: [const { None }; POOLED_SEGMENTS], len: 0 })
+            };
         }
 
         /// Runs `f` on a pooled segment; `on_entry` gets the segment's lowest
@@ -84,12 +108,7 @@ psm::psm_stack_manipulation! {
                     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
                 })
             };
-            let _ = POOL.try_with(|p| {
-                let mut p = p.borrow_mut();
-                if p.len() < POOLED_SEGMENTS {
-                    p.push(segment);
-                }
-            });
+            let _ = POOL.try_with(|p| p.borrow_mut().push(segment));
             match outcome {
                 Ok(r) => r,
                 Err(panic) => std::panic::resume_unwind(panic),
@@ -98,7 +117,10 @@ psm::psm_stack_manipulation! {
 
         /// Unmaps this thread's pooled segments.
         pub fn release_pooled() {
-            let _ = POOL.try_with(|p| p.borrow_mut().clear());
+            let _ = POOL.try_with(|p| {
+                let mut p = p.borrow_mut();
+                while p.pop().is_some() {}
+            });
         }
     }
     no {

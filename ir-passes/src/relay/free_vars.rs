@@ -20,6 +20,8 @@ impl TypeVisitor for Free {
     fn visit_type(&mut self, _: &Type) {}
 }
 impl ExprVisitor for Free {
+    // Acts before walking only: let chains stay loops.
+    const PREORDER_ENTRY: bool = true;
     fn visit_expr(&mut self, e: &Expr) {
         // A variable use is the variable's own node every time: never skip it.
         if e.is_var() || self.visited.first_visit(e) {

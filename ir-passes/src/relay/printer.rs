@@ -141,6 +141,7 @@ impl Printer {
         struct Count<'a>(&'a mut FxHashMap<usize, u32>);
         impl TypeVisitor for Count<'_> {}
         impl ExprVisitor for Count<'_> {
+            const PREORDER_ENTRY: bool = true;
             fn visit_expr(&mut self, e: &Expr) {
                 if e.strong_count() == 1 {
                     return e.walk(self);

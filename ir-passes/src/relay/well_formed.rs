@@ -21,6 +21,8 @@ struct Definitions {
 
 impl TypeVisitor for Definitions {}
 impl ExprVisitor for Definitions {
+    // Acts before walking only: let chains stay loops.
+    const PREORDER_ENTRY: bool = true;
     fn visit_expr(&mut self, e: &Expr) {
         if self.seen.first_visit(e) {
             e.walk(self);

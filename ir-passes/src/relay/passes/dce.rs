@@ -3,6 +3,7 @@
 //! Uses are counted from the result backwards (TVM's `CalcDep`), so a chain
 //! of dead bindings goes in one run.
 
+use ir_core::spine::{Link, SpineMutate, mutate_chain};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use ir_core::{MemoMap, Node, Rewrite, VisitedSet, Walk};
@@ -47,11 +48,25 @@ impl ExprVisitor for LiveUses {
         self.depth -= 1;
     }
     fn visit_let(&mut self, l: &Node<Let>) {
-        self.bound_at.insert(l.var.addr(), self.depth);
-        // The body first: the value counts only if the variable is live.
-        self.visit_expr(&l.body);
-        if self.uses.get(&l.var.addr()).copied().unwrap_or(0) > 0 {
-            self.visit_expr(&l.value);
+        // The body first: a value counts only if its variable is live. A chain
+        // of lets held once each is walked in a loop, then its values backwards.
+        let mut chain = vec![l];
+        let mut cur = l;
+        loop {
+            self.bound_at.insert(cur.var.addr(), self.depth);
+            match cur.body.as_let() {
+                Some(next) if next.strong_count() == 1 => {
+                    chain.push(next);
+                    cur = next;
+                }
+                _ => break,
+            }
+        }
+        self.visit_expr(&cur.body);
+        for l in chain.into_iter().rev() {
+            if self.uses.get(&l.var.addr()).copied().unwrap_or(0) > 0 {
+                self.visit_expr(&l.value);
+            }
         }
     }
 }
@@ -75,17 +90,19 @@ impl ExprMutator for Eliminate {
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
-        let uses = self.uses.get(&l.var.addr()).copied().unwrap_or(0);
-        let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
-        let inlinable = !recursive && !self.captured.contains(&l.var.addr());
-        if uses == 0 || (self.inline_once && uses == 1 && inlinable) {
-            if uses == 1 {
-                let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
-                self.inlined.insert(l.var.addr(), value);
+        mutate_chain(l, self, |pass, l| {
+            let uses = pass.uses.get(&l.var.addr()).copied().unwrap_or(0);
+            let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
+            let inlinable = !recursive && !pass.captured.contains(&l.var.addr());
+            if uses == 0 || (pass.inline_once && uses == 1 && inlinable) {
+                if uses == 1 {
+                    let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
+                    pass.inlined.insert(l.var.addr(), value);
+                }
+                return Link::Drop;
             }
-            return Rewrite::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body));
-        }
-        l.rebuild(self).into()
+            Link::Keep(l.mutate_head(pass))
+        })
     }
 }
 

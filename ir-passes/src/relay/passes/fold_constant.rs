@@ -3,6 +3,7 @@
 //! of constants, propagates let-bound constants, folds projections of tuple
 //! literals and picks the branch of an `if` with a constant condition.
 
+use ir_core::spine::{Link, mutate_chain};
 use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::{Family, MemoMap, Node, Rewrite};
@@ -90,23 +91,15 @@ impl ExprMutator for ConstantFolder {
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
-        let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
-        if self.checker.check(&value) {
-            self.constants.insert(l.var.addr(), value);
-            return Rewrite::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body));
-        }
-        let body = self.mutate_expr(&l.body);
-        if value.same_as(&l.value) && !body.is_replace() {
-            return Rewrite::Keep;
-        }
-        let body = body.unwrap_or_clone(&l.body);
-        Let {
-            var: l.var.clone(),
-            value,
-            body,
-            span: l.span,
-        }
-        .into()
+        mutate_chain(l, self, |pass, l| {
+            let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
+            if pass.checker.check(&value) {
+                pass.constants.insert(l.var.addr(), value);
+                return Link::Drop;
+            }
+            // The head is (variable, value); the variable is kept as it is.
+            Link::Keep((!value.same_as(&l.value)).then_some((None, Some(value))))
+        })
     }
 
     fn mutate_tuple_get_item(&mut self, g: &Node<TupleGetItem>) -> Rewrite<Expr> {

@@ -18,6 +18,7 @@ fn uses(e: &Expr, v: &Node<Var>) -> bool {
     }
     impl TypeVisitor for Find<'_> {}
     impl ExprVisitor for Find<'_> {
+        const PREORDER_ENTRY: bool = true;
         fn visit_expr(&mut self, e: &Expr) {
             if !self.found && (e.is_var() || self.seen.first_visit(e)) {
                 e.walk(self);
