@@ -47,6 +47,7 @@ fn nested_call(n: usize, x: &Node<Var>) -> Expr {
 struct CountNodes(usize);
 impl TypeVisitor for CountNodes {}
 impl ExprVisitor for CountNodes {
+    const PREORDER_ENTRY: bool = true;
     fn visit_expr(&mut self, e: &Expr) {
         self.0 += 1;
         e.walk(self);

@@ -51,6 +51,8 @@ pub enum Expr {
 
 struct CountNodes(usize);
 impl ExprVisitor for CountNodes {
+    // Counts before walking only: let chains stay loops.
+    const PREORDER_ENTRY: bool = true;
     fn visit_expr(&mut self, e: &Expr) {
         self.0 += 1;
         e.walk(self);
@@ -368,6 +370,8 @@ fn derived_vs_hand(c: &mut Criterion) {
             _ => chain(n / 4),
         };
         let h = to_hand(&e, &mut FxHashMap::default());
+        // The let chain is one spine: its driver allocates one vector when it rebuilds.
+        let spines = usize::from(shape == "chain");
         let mut count = CountNodes(0);
         count.visit_expr(&e);
         let nodes = count.0;
@@ -419,8 +423,11 @@ fn derived_vs_hand(c: &mut Criterion) {
             (
                 "rebuild",
                 1.15,
-                format!("; {rebuild_allocations} allocations for {rebuilt_nodes} rebuilt nodes"),
-                rebuild_allocations == rebuilt_nodes,
+                format!(
+                    "; {rebuild_allocations} allocations for {rebuilt_nodes} rebuilt nodes{}",
+                    if spines > 0 { " + 1 spine vector" } else { "" }
+                ),
+                rebuild_allocations == rebuilt_nodes + spines,
             ),
         ] {
             let d = mean_ns(shape, &format!("{name}/derived")) / nodes as f64;

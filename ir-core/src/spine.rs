@@ -243,13 +243,22 @@ where
     if try_defer(first.addr(), me) {
         return Rewrite::Keep;
     }
-    // Changed heads by position in the chain; empty (unallocated) for an identity pass.
-    let mut heads: Vec<(usize, K::Head)> = Vec::new();
+    // The chain with each node's new head, allocated once, at the first change
+    // (sized for the rest of the chain); never for an identity pass.
+    let mut spine: Option<Spine<'_, K, K::Head>> = None;
     let mut cur = first;
     let mut depth = 0;
     let last = loop {
-        if let Some(head) = cur.mutate_head(mutator) {
-            heads.push((depth, head));
+        let head = cur.mutate_head(mutator);
+        if head.is_some() && spine.is_none() {
+            spine = Some(chain_prefix::<M, K>(
+                first,
+                depth,
+                chain_length::<M, K>(cur),
+            ));
+        }
+        if let Some(spine) = &mut spine {
+            spine.push((cur, head));
         }
         let tail = cur.tail();
         let Some(next) = tail.as_kind() else {
@@ -263,31 +272,53 @@ where
         cur = next;
         depth += 1;
     };
-    if last.is_none() && heads.is_empty() {
+    if last.is_none() && spine.is_none() {
         return Rewrite::Keep;
     }
-    let mut spine: Vec<&Node<K>> = Vec::with_capacity(depth + 1);
-    let mut node = first;
-    spine.push(node);
-    for _ in 0..depth {
-        node = node
-            .tail()
-            .as_kind()
-            .expect("a spine's nodes are immutable, so its tails are the same kind again");
-        spine.push(node);
-    }
+    let spine = spine.unwrap_or_else(|| chain_prefix::<M, K>(first, depth + 1, 0));
     let mut result = last;
-    for (i, node) in spine.iter().enumerate().rev() {
-        let head = match heads.last() {
-            Some((d, _)) if *d == i => heads.pop().map(|(_, h)| h),
-            _ => None,
-        };
+    for (node, head) in spine.into_iter().rev() {
         if head.is_none() && result.is_none() {
             continue;
         }
         result = Some(Node::new(node.assemble(head, result)).into());
     }
     result.into()
+}
+
+/// A chain's nodes, each with its new head if it changed.
+type Spine<'a, K, H> = Vec<(&'a Node<K>, Option<H>)>;
+
+/// The first `n` nodes of the chain from `first`, with unchanged heads, in a
+/// vector with room for `more`.
+fn chain_prefix<'a, M, K>(first: &'a Node<K>, n: usize, more: usize) -> Spine<'a, K, K::Head>
+where
+    K: SpineMutate<M> + 'a,
+    K::Tail: AsKind<K> + 'a,
+{
+    let mut out = Vec::with_capacity(n + more);
+    let mut node = Some(first);
+    for _ in 0..n {
+        let Some(n) = node else { break };
+        out.push((n, None));
+        node = n.tail().as_kind();
+    }
+    out
+}
+
+/// Nodes of the chain from `from` on (an upper bound of what a driver walks).
+fn chain_length<'a, M, K>(from: &'a Node<K>) -> usize
+where
+    K: SpineMutate<M> + 'a,
+    K::Tail: AsKind<K> + 'a,
+{
+    let mut n = 1;
+    let mut node = from;
+    while let Some(next) = node.tail().as_kind() {
+        n += 1;
+        node = next;
+    }
+    n
 }
 
 /// What a chain pass ([`mutate_chain`]) decides for one node of a spine.
