@@ -165,3 +165,46 @@ fn million_deep_chains_compare_and_hash() {
     assert_equal(&nest(1_000_000, 1), &nest(1_000_000, 1));
     assert_unequal(&nest(1_000_000, 1), &nest(1_000_000, 2));
 }
+
+/// Relay's let bodies are tails: long chains are compared and hashed in a
+/// loop, with the same answers as recursion.
+mod relay_chains {
+    use irkit::passes::relay::parse_expr;
+    use irkit::prelude::*;
+
+    /// `let %<p>i = add(%<p>(i-1), 1f); ...` with the literal at `odd` changed.
+    fn chain(prefix: &str, n: usize, odd: Option<usize>) -> String {
+        let mut text = String::from("free_var %x: float32;\n");
+        for i in 0..n {
+            let prev = if i == 0 {
+                "%x".to_owned()
+            } else {
+                format!("%{prefix}{}", i - 1)
+            };
+            let c = if Some(i) == odd { "2f" } else { "1f" };
+            text.push_str(&format!("let %{prefix}{i} = add({prev}, {c});\n"));
+        }
+        text.push_str(&format!("%{prefix}{}", n - 1));
+        text
+    }
+
+    #[test]
+    fn long_chains_compare_and_hash_like_short_ones() {
+        let n = 50_000;
+        let a = parse_expr(&chain("a", n, None)).unwrap();
+        let renamed = parse_expr(&chain("b", n, None)).unwrap();
+        let odd = parse_expr(&chain("a", n, Some(n - 7))).unwrap();
+        // Free variables differ between parses: compare with mapping.
+        assert!(structural_eq_map_free_vars(&a, &renamed));
+        assert_eq!(
+            structural_hash_map_free_vars(&a),
+            structural_hash_map_free_vars(&renamed)
+        );
+        assert!(!structural_eq_map_free_vars(&a, &odd));
+        assert_ne!(
+            structural_hash_map_free_vars(&a),
+            structural_hash_map_free_vars(&odd)
+        );
+        assert!(structural_eq(&a, &a));
+    }
+}

@@ -21,7 +21,8 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::Node;
+use crate::spine::AsKind;
+use crate::{Family, Node};
 
 /// Structural equality and hashing under [`EqState`]/[`HashState`].
 pub trait StructuralEq {
@@ -31,8 +32,21 @@ pub trait StructuralEq {
     fn struct_hash(&self, hasher: &mut HashState);
 }
 
+/// How a kind's nodes are compared (its `#[ir(...)]` on the family variant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Field by field; sharing is not observable.
+    Structural,
+    /// Tracked by identity (`#[ir(graph)]`): sharing must correspond.
+    Graph,
+    /// A binder in typed fields, a use elsewhere (`#[ir(def)]`).
+    Def,
+}
+
 /// How a field typed `Node<Kind>` is compared; implemented by the family derive.
 pub trait KindEq: Sized {
+    /// The kind's mode.
+    const MODE: Mode;
     /// Compares two handles found in typed fields.
     fn node_eq(a: &Node<Self>, b: &Node<Self>, eq: &mut EqState) -> bool;
     /// Hashes a handle found in a typed field.
@@ -353,3 +367,90 @@ tuple_eq!(A 0);
 tuple_eq!(A 0, B 1);
 tuple_eq!(A 0, B 1, C 2);
 tuple_eq!(A 0, B 1, C 2, D 3);
+
+/// A node struct with a tail field (`#[ir(tail)]`), as compared and hashed
+/// (derived): chains of it are compared in a loop, not by recursion.
+pub trait SpineEq: Sized {
+    /// The tail field's type: the family.
+    type Tail;
+    /// Compares everything but the tail.
+    fn eq_head(&self, other: &Self, eq: &mut EqState) -> bool;
+    /// Hashes everything but the tail.
+    fn hash_head(&self, hasher: &mut HashState);
+    /// The tail field.
+    fn tail(&self) -> &Self::Tail;
+}
+
+/// Compares two tails of kind-`K` nodes, following chains of `K` in a loop.
+/// Same result as the recursive comparison: a graph pair is recorded before
+/// its tail is compared rather than after, which no node can observe, since
+/// a node never occurs below itself.
+#[doc(hidden)]
+pub fn __eq_tail<K>(a: &K::Tail, b: &K::Tail, eq: &mut EqState) -> bool
+where
+    K: SpineEq + KindEq,
+    K::Tail: StructuralEq + Family + AsKind<K>,
+{
+    let (mut ta, mut tb) = (a, b);
+    loop {
+        let (Some(na), Some(nb)) = (ta.as_kind(), tb.as_kind()) else {
+            return ta.struct_eq(tb, eq);
+        };
+        match K::MODE {
+            Mode::Def => return ta.struct_eq(tb, eq),
+            Mode::Structural => {
+                if !eq.map_free_vars && na.same_as(nb) {
+                    return true;
+                }
+            }
+            Mode::Graph => {
+                let (l, r) = (na.addr(), nb.addr());
+                if let Some(known) = eq.mapped(l, r) {
+                    return known;
+                }
+                eq.record(l, r);
+                if !eq.map_free_vars && l == r {
+                    return true;
+                }
+            }
+        }
+        if !na.eq_head(nb, eq) {
+            return false;
+        }
+        ta = na.tail();
+        tb = nb.tail();
+    }
+}
+
+/// Hashes the tail of a kind-`K` node, following chains of `K` in a loop;
+/// the same hash as the recursive walk.
+#[doc(hidden)]
+pub fn __hash_tail<K>(t: &K::Tail, hasher: &mut HashState)
+where
+    K: SpineEq + KindEq,
+    K::Tail: StructuralEq + Family + AsKind<K>,
+{
+    let mut t = t;
+    loop {
+        let Some(n) = t.as_kind() else {
+            return t.struct_hash(hasher);
+        };
+        match K::MODE {
+            Mode::Def => return t.struct_hash(hasher),
+            Mode::Structural => t.kind_index().hash(hasher),
+            Mode::Graph => {
+                t.kind_index().hash(hasher);
+                match hasher.first_encounter(n.addr()) {
+                    Ok(_) => TAG_NODE.hash(hasher),
+                    Err(id) => {
+                        TAG_REF.hash(hasher);
+                        id.hash(hasher);
+                        return;
+                    }
+                }
+            }
+        }
+        n.hash_head(hasher);
+        t = n.tail();
+    }
+}

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
 use crate::bounds::{self, spanned_bound};
-use crate::model::{FamilyModel, KindModel, StructModel};
+use crate::model::{FamilyModel, FieldModel, KindModel, StructModel};
 
 /// Field by field: skipped fields with `==`/`Hash` (unless `eq = false`),
 /// children with `StructuralEq`, in declaration order (binders before uses).
@@ -31,6 +31,9 @@ pub fn for_struct(s: &StructModel) -> TokenStream {
         let m = &f.member;
         quote_spanned!(f.span=> #k::StructuralEq::struct_hash(&self.#m, hasher);)
     });
+    if let Some(tail) = s.tail() {
+        return with_tail(s, tail);
+    }
     quote! {
         const _: () = {
             #[automatically_derived]
@@ -45,6 +48,87 @@ pub fn for_struct(s: &StructModel) -> TokenStream {
                 fn struct_hash(&self, hasher: &mut #k::structural::HashState) {
                     #(#data_hash)*
                     #(#child_hash)*
+                }
+            }
+        };
+    }
+}
+
+/// A struct with a tail field: its head compared and hashed here, chains of
+/// it followed in a loop (`ir_core::structural::__eq_tail`).
+fn with_tail(s: &StructModel, tail: &FieldModel) -> TokenStream {
+    let k = &s.krate;
+    let ident = &s.ident;
+    let (_, self_ty_g, _) = s.generics.split_for_impl();
+    let kind_eq: syn::WherePredicate = syn::parse_quote!(#ident #self_ty_g: #k::structural::KindEq);
+    let tail_ty = &tail.ty;
+    let g = bounds::for_struct_with(
+        s,
+        &[],
+        |ty| {
+            if ty == tail_ty {
+                spanned_bound(
+                    ty,
+                    quote!(#k::StructuralEq + #k::Family + #k::spine::AsKind<#ident #self_ty_g>),
+                )
+            } else {
+                spanned_bound(ty, quote!(#k::StructuralEq))
+            }
+        },
+        vec![kind_eq],
+    );
+    let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
+    let tail_member = &tail.member;
+    let data = s.fields.iter().filter(|f| !f.child && f.eq);
+    let heads = s.fields.iter().filter(|f| f.child && !f.tail);
+    let data_eq = data.clone().map(|f| {
+        let m = &f.member;
+        quote_spanned!(f.span=> && ::core::cmp::PartialEq::eq(&self.#m, &other.#m))
+    });
+    let head_eq = heads.clone().map(|f| {
+        let m = &f.member;
+        quote_spanned!(f.span=> && #k::StructuralEq::struct_eq(&self.#m, &other.#m, eq))
+    });
+    let data_hash = data.map(|f| {
+        let m = &f.member;
+        quote_spanned!(f.span=> ::core::hash::Hash::hash(&self.#m, hasher);)
+    });
+    let head_hash = heads.map(|f| {
+        let m = &f.member;
+        quote_spanned!(f.span=> #k::StructuralEq::struct_hash(&self.#m, hasher);)
+    });
+    quote! {
+        const _: () = {
+            #[automatically_derived]
+            impl #impl_g #k::structural::SpineEq for #ident #ty_g #where_c {
+                type Tail = #tail_ty;
+                #[inline]
+                #[allow(unused_variables)]
+                fn eq_head(&self, other: &Self, eq: &mut #k::structural::EqState) -> bool {
+                    true #(#data_eq)* #(#head_eq)*
+                }
+                #[inline]
+                #[allow(unused_variables)]
+                fn hash_head(&self, hasher: &mut #k::structural::HashState) {
+                    #(#data_hash)*
+                    #(#head_hash)*
+                }
+                #[inline]
+                fn tail(&self) -> &#tail_ty {
+                    &self.#tail_member
+                }
+            }
+            #[automatically_derived]
+            impl #impl_g #k::StructuralEq for #ident #ty_g #where_c {
+                #[inline]
+                fn struct_eq(&self, other: &Self, eq: &mut #k::structural::EqState) -> bool {
+                    #k::structural::SpineEq::eq_head(self, other, eq)
+                        && #k::structural::__eq_tail::<Self>(&self.#tail_member, &other.#tail_member, eq)
+                }
+                #[inline]
+                fn struct_hash(&self, hasher: &mut #k::structural::HashState) {
+                    #k::structural::SpineEq::hash_head(self, hasher);
+                    #k::structural::__hash_tail::<Self>(&self.#tail_member, hasher)
                 }
             }
         };
@@ -82,9 +166,15 @@ pub fn for_family(f: &FamilyModel) -> TokenStream {
     let kind_impls = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
         let (_, mode) = modes(kind);
+        let mode_const = match (kind.def, kind.graph) {
+            (true, _) => quote!(#k::structural::Mode::Def),
+            (false, true) => quote!(#k::structural::Mode::Graph),
+            (false, false) => quote!(#k::structural::Mode::Structural),
+        };
         quote! {
             #[automatically_derived]
             impl #k::structural::KindEq for #ty {
+                const MODE: #k::structural::Mode = #mode_const;
                 #[inline]
                 fn node_eq(a: &#k::Node<Self>, b: &#k::Node<Self>, eq: &mut #k::structural::EqState) -> bool {
                     eq.#mode(a, b, |eq| #k::StructuralEq::struct_eq(&**a, &**b, eq))
