@@ -66,9 +66,26 @@ pub(crate) fn is_low() -> Option<bool> {
     Some(stack_pointer() <= limit)
 }
 
-#[cold]
+/// The generic part of the slow path, kept small: everything else is
+/// compiled once, not once per call site (each generated dispatch is one).
 #[inline(never)]
 fn slow_path<R>(f: impl FnOnce() -> R) -> R {
+    let mut f = Some(f);
+    let mut out = None;
+    grow_and_run(&mut || {
+        if let Some(f) = f.take() {
+            out = Some(f());
+        }
+    });
+    match out {
+        Some(r) => r,
+        None => unreachable!("grow_and_run runs its callback exactly once"),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn grow_and_run(f: &mut dyn FnMut()) {
     if LIMIT.with(Cell::get) == 0 {
         set_limit_for_current_segment();
         if stack_pointer() > LIMIT.with(Cell::get) {
@@ -77,12 +94,11 @@ fn slow_path<R>(f: impl FnOnce() -> R) -> R {
     }
     let saved = LIMIT.with(Cell::get);
     let restore = RestoreLimit(saved);
-    let r = segment_pool::run_on_segment(
+    segment_pool::run_on_segment(
         |base| LIMIT.with(|l| l.set(base.saturating_add(RED_ZONE).max(2))),
         f,
     );
     drop(restore);
-    r
 }
 
 fn set_limit_for_current_segment() {
