@@ -181,6 +181,10 @@ pub fn measure(runs: usize, from_scratch: bool) -> Result<Vec<Measured>, String>
         &derived,
     )?;
     write_crate(&hand_dir, "ir_hand_64", "", &hand)?;
+    // The workspace's dependency versions, so both builds use what the project uses.
+    if let Ok(lock) = std::fs::read(root.join("Cargo.lock")) {
+        std::fs::write(derived_dir.join("Cargo.lock"), lock).map_err(|e| e.to_string())?;
+    }
     cargo_build(&derived_dir, &target, false)?;
     cargo_build(&hand_dir, &target, false)?;
     let expanded = crate::expand::expanded(&derived, "the derived IR")?;
