@@ -131,6 +131,8 @@ const CLEAR: Flag = Flag {
 
 thread_local! {
     static FLAG: Cell<Flag> = const { Cell::new(CLEAR) };
+    /// `FLAG.state != NONE`: the one byte every default entry hook reads.
+    static ACTIVE: Cell<bool> = const { Cell::new(false) };
 }
 
 #[inline(always)]
@@ -141,6 +143,7 @@ fn get() -> Flag {
 #[inline(always)]
 fn set(flag: Flag) {
     let _ = FLAG.try_with(|f| f.set(flag));
+    let _ = ACTIVE.try_with(|a| a.set(flag.state != NONE));
 }
 
 /// Called by a default entry hook (and by the dispatch of a visitor with a
@@ -149,10 +152,10 @@ fn set(flag: Flag) {
 #[doc(hidden)]
 #[inline(always)]
 pub fn __entry<P, F: Family>(pass: &P, node: &F) {
-    let flag = get();
-    if flag.state == NONE {
+    if !ACTIVE.try_with(Cell::get).unwrap_or(false) {
         return;
     }
+    let flag = get();
     let ours = flag.node == node.addr() && flag.pass.is(PassId::of(pass));
     if ours && (flag.state == ARMED || flag.state == PASSED) {
         set(Flag {
