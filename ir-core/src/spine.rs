@@ -240,7 +240,7 @@ where
 pub fn __mutate_spine<M, K>(first: &Node<K>, mutator: &mut M) -> Rewrite<K::Tail>
 where
     K: SpineMutate<M>,
-    K::Tail: Family + AsKind<K> + Mutate<M> + From<Node<K>>,
+    K::Tail: Family + AsKind<K> + Mutate<M> + From<Node<K>> + Clone,
 {
     let me = PassId::of(mutator);
     if try_defer(first.addr(), me) {
@@ -261,7 +261,7 @@ where
             ));
         }
         if let Some(spine) = &mut spine {
-            spine.push((cur, head));
+            spine.push((cur, Link::Keep(head)));
         }
         let tail = cur.tail();
         let Some(next) = tail.as_kind() else {
@@ -279,18 +279,29 @@ where
         return Rewrite::Keep;
     }
     let spine = spine.unwrap_or_else(|| chain_prefix::<M, K>(first, depth + 1, 0));
+    rebuild_chain(spine, last)
+}
+
+/// A chain's nodes, each with what becomes of it.
+type Spine<'a, K, H> = Vec<(&'a Node<K>, Link<H>)>;
+
+/// Rebuilds a chain from the bottom up, given what becomes of each node and
+/// the new last tail (`None`: unchanged); unchanged nodes stay shared.
+fn rebuild_chain<M, K>(links: Spine<'_, K, K::Head>, last: Option<K::Tail>) -> Rewrite<K::Tail>
+where
+    K: SpineMutate<M>,
+    K::Tail: From<Node<K>> + Clone,
+{
     let mut result = last;
-    for (node, head) in spine.into_iter().rev() {
-        if head.is_none() && result.is_none() {
-            continue;
-        }
-        result = Some(Node::new(node.assemble(head, result)).into());
+    for (node, link) in links.into_iter().rev() {
+        result = match link {
+            Link::Drop => Some(result.unwrap_or_else(|| node.tail().clone())),
+            Link::Keep(None) if result.is_none() => None,
+            Link::Keep(head) => Some(Node::new(node.assemble(head, result)).into()),
+        };
     }
     result.into()
 }
-
-/// A chain's nodes, each with its new head if it changed.
-type Spine<'a, K, H> = Vec<(&'a Node<K>, Option<H>)>;
 
 /// The first `n` nodes of the chain from `first`, with unchanged heads, in a
 /// vector with room for `more`.
@@ -303,7 +314,7 @@ where
     let mut node = Some(first);
     for _ in 0..n {
         let Some(n) = node else { break };
-        out.push((n, None));
+        out.push((n, Link::Keep(None)));
         node = n.tail().as_kind();
     }
     out
@@ -383,7 +394,7 @@ where
     K: SpineMutate<M>,
     K::Tail: Family + AsKind<K> + Mutate<M> + From<Node<K>> + Clone,
 {
-    let mut links: Vec<(&Node<K>, Link<K::Head>)> = Vec::new();
+    let mut links: Spine<'_, K, K::Head> = Vec::new();
     let mut cur = first;
     let last = loop {
         let link = decide(mutator, cur);
@@ -394,13 +405,5 @@ where
             _ => break tail.mutate(mutator),
         }
     };
-    let mut result = last;
-    for (node, link) in links.into_iter().rev() {
-        result = match link {
-            Link::Drop => Some(result.unwrap_or_else(|| node.tail().clone())),
-            Link::Keep(None) if result.is_none() => None,
-            Link::Keep(head) => Some(Node::new(node.assemble(head, result)).into()),
-        };
-    }
-    result.into()
+    rebuild_chain(links, last)
 }
