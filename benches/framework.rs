@@ -342,10 +342,6 @@ fn rebuilt(old: &Expr, new: &Expr) -> usize {
     })
 }
 
-fn configure(g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>) {
-    g.sample_size(10);
-}
-
 const TABLE: &str = "Derived against hand-written (rows 1-4), ns per node";
 
 fn derived_vs_hand(c: &mut Criterion) {
@@ -389,7 +385,6 @@ fn derived_vs_hand(c: &mut Criterion) {
         drop(new);
 
         let mut g = c.benchmark_group(shape);
-        configure(&mut g);
         g.bench_function("visit/derived", |b| {
             b.iter(|| {
                 let mut c = CountNodes(0);
@@ -466,7 +461,6 @@ fn derived_vs_hand(c: &mut Criterion) {
     );
     drop(new);
     let mut g = c.benchmark_group("dag");
-    configure(&mut g);
     g.bench_function("memo/derived", |b| {
         b.iter_with_large_drop(|| MemoBump::default().mutate_expr(black_box(&e)))
     });

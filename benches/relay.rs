@@ -81,7 +81,6 @@ fn passes(c: &mut Criterion) {
         assert!(structural_eq(&f, &copy));
         assert!(function_free_vars(&f).is_empty());
         let mut g = c.benchmark_group("passes");
-        g.sample_size(10);
         for (name, run) in PASSES {
             g.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
                 b.iter_with_large_drop(|| run(black_box(&f), &copy))
@@ -123,7 +122,6 @@ fn text(c: &mut Criterion) {
     let source = flat_program(n);
     let module = parse_module(&source).expect("the flat program parses");
     let mut g = c.benchmark_group("text");
-    g.sample_size(10);
     g.bench_function("parse", |b| {
         b.iter_with_large_drop(|| parse_module(black_box(&source)))
     });
@@ -164,7 +162,6 @@ fn parallel(c: &mut Criterion) {
         .pipeline("infer-type,fold-constant,cse,dce")
         .expect("a valid pipeline");
     let mut g = c.benchmark_group("parallel");
-    g.sample_size(10);
     for (name, parallel) in [("sequential", false), ("parallel", true)] {
         let ctx = PassContext::default().with_parallel(parallel);
         g.bench_function(name, |b| {
