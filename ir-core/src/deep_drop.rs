@@ -26,16 +26,31 @@ thread_local! {
     static PARKED: RefCell<Vec<Parked>> = const { RefCell::new(Vec::new()) };
 }
 
+/// Drops one `Arc<T>` given as a raw pointer: the only per-type code of a
+/// deep-safe release (it is what a plain `Arc` drop runs too).
 unsafe fn release_erased<T>(ptr: *const ()) {
     // SAFETY: `ptr` came from `Arc::into_raw::<T>` in `release` and is released once.
     drop(unsafe { Arc::from_raw(ptr.cast::<T>()) });
 }
 
 /// Drops `arc`, parking it for later if releases are already nested deeply.
+///
+/// The decision (nesting depth, red zone, parking) is compiled once, in
+/// [`release_raw`]; each node type adds only [`release_erased`].
 #[inline]
 pub(crate) fn release<T>(arc: Arc<T>) {
+    release_raw(Parked {
+        ptr: Arc::into_raw(arc).cast(),
+        release: release_erased::<T>,
+    });
+}
+
+#[inline(never)]
+fn release_raw(node: Parked) {
     let Ok(depth) = NESTING.try_with(Cell::get) else {
-        return drop(arc);
+        // Thread teardown: no bookkeeping left, release directly.
+        // SAFETY: released once, here.
+        return unsafe { (node.release)(node.ptr) };
     };
     // The outermost release never parks: it is the one that drains.
     let park = depth > 0
@@ -44,19 +59,16 @@ pub(crate) fn release<T>(arc: Arc<T>) {
             None => depth >= NESTING_LIMIT,
         };
     if park {
-        let parked = Parked {
-            ptr: Arc::into_raw(arc).cast(),
-            release: release_erased::<T>,
-        };
         // The outermost release is still on the stack and drains this list
         // before it returns, so everything parked is released while its
         // borrowed data is alive. If the list is gone (thread teardown), leak.
-        let _ = PARKED.try_with(|p| p.borrow_mut().push(parked));
+        let _ = PARKED.try_with(|p| p.borrow_mut().push(node));
         return;
     }
     NESTING.set(depth + 1);
     let guard = Restore(depth);
-    drop(arc);
+    // SAFETY: released once, here.
+    unsafe { (node.release)(node.ptr) };
     if depth == 0 {
         drain();
     }

@@ -114,10 +114,23 @@ fn run_bench(name: &str, args: &[&str], quick: bool) -> Result<String, String> {
 pub fn run(args: &[String]) -> Result<(), String> {
     let quick = args.iter().any(|a| a == "--quick");
     let vs_tvm = args.iter().any(|a| a == "--vs-tvm");
-    if let Some(unknown) = args
+    // `--only <framework|relay|depth|compile>`: one section, for iterating on it.
+    let only = args
         .iter()
-        .find(|a| !matches!(a.as_str(), "--quick" | "--vs-tvm"))
+        .position(|a| a == "--only")
+        .map(|i| args.get(i + 1).cloned().unwrap_or_default());
+    if let Some(section) = &only
+        && !matches!(section.as_str(), "framework" | "relay" | "depth" | "compile")
     {
+        return Err(format!(
+            "bench: --only takes framework, relay, depth or compile, not {section:?}"
+        ));
+    }
+    let run_section = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    if let Some(unknown) = args.iter().enumerate().find_map(|(i, a)| {
+        let is_value = i > 0 && args[i - 1] == "--only";
+        (!is_value && !matches!(a.as_str(), "--quick" | "--vs-tvm" | "--only")).then_some(a)
+    }) {
         return Err(format!("bench: unknown option {unknown}"));
     }
     let tvm_python = if vs_tvm {
@@ -130,10 +143,20 @@ pub fn run(args: &[String]) -> Result<(), String> {
         None
     };
     let mut tables = Tables::default();
-    tables.take(&run_bench("framework", &[], quick)?);
-    tables.take(&run_bench("relay", &[], quick)?);
-    for shape in ["let", "call"] {
-        tables.take(&run_bench("depth", &[shape], quick)?);
+    if run_section("framework") {
+        tables.take(&run_bench("framework", &[], quick)?);
+    }
+    if run_section("relay") {
+        tables.take(&run_bench("relay", &[], quick)?);
+    }
+    if run_section("depth") {
+        for shape in ["let", "call"] {
+            tables.take(&run_bench("depth", &[shape], quick)?);
+        }
+    }
+    if !run_section("compile") {
+        tables.print();
+        return Ok(());
     }
 
     eprintln!("xtask: compile time of a {}-kind IR", compile_time::KINDS);

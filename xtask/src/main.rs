@@ -16,7 +16,7 @@ mod compile_time;
 mod expand;
 
 const USAGE: &str =
-    "usage: cargo xtask <ci | bless | bench [--quick] [--vs-tvm] | expand <example | file.rs>>";
+    "usage: cargo xtask <ci | bless | bench [--quick] [--vs-tvm] [--only SECTION] | expand <example | file.rs>>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
