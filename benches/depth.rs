@@ -47,10 +47,12 @@ fn nested_call(n: usize, x: &Node<Var>) -> Expr {
 struct CountNodes(usize);
 impl TypeVisitor for CountNodes {}
 impl ExprVisitor for CountNodes {
-    const PREORDER_ENTRY: bool = true;
+    // Counts before walking only, so let chains stay loops.
     fn visit_expr(&mut self, e: &Expr) {
-        self.0 += 1;
-        e.walk(self);
+        irkit::visit_preorder(self, e, |pass, _| {
+            pass.0 += 1;
+            std::ops::ControlFlow::Continue(())
+        })
     }
 }
 
@@ -123,7 +125,7 @@ fn main() {
     timed("visit (count nodes)", n, &mut || count.visit_expr(&main));
     assert!(count.0 > n);
     timed("identity mutate", n, &mut || {
-        assert!(matches!(Identity.mutate_expr(&main), Rewrite::Keep))
+        assert!(matches!(Identity.mutate_expr(&main), Transformed::Keep))
     });
     timed(
         "structural equal (with itself, no shortcut)",

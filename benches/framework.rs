@@ -51,11 +51,12 @@ pub enum Expr {
 
 struct CountNodes(usize);
 impl ExprVisitor for CountNodes {
-    // Counts before walking only: let chains stay loops.
-    const PREORDER_ENTRY: bool = true;
+    // Counts before walking only, so let chains stay loops.
     fn visit_expr(&mut self, e: &Expr) {
-        self.0 += 1;
-        e.walk(self);
+        irkit::visit_preorder(self, e, |pass, _| {
+            pass.0 += 1;
+            std::ops::ControlFlow::Continue(())
+        })
     }
 }
 
@@ -64,7 +65,7 @@ impl ExprMutator for Identity {}
 
 struct BumpConsts;
 impl ExprMutator for BumpConsts {
-    fn mutate_const(&mut self, c: &Node<Const>) -> Rewrite<Expr> {
+    fn mutate_const(&mut self, c: &Node<Const>) -> Transformed<Expr> {
         Const { value: c.value + 1 }.into()
     }
 }
@@ -169,10 +170,10 @@ struct MemoBump {
     constants_rewritten: usize,
 }
 impl ExprMutator for MemoBump {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |p| &mut p.memo)
     }
-    fn mutate_const(&mut self, c: &Node<Const>) -> Rewrite<Expr> {
+    fn mutate_const(&mut self, c: &Node<Const>) -> Transformed<Expr> {
         self.constants_rewritten += 1;
         Const { value: c.value + 1 }.into()
     }
@@ -376,7 +377,7 @@ fn derived_vs_hand(c: &mut Criterion) {
         // Checked once, outside the timings.
         let (same, identity_allocations) = counting_allocations(|| Identity.mutate_expr(&e));
         assert!(
-            matches!(same, Rewrite::Keep),
+            matches!(same, Transformed::Keep),
             "identity returns the same root"
         );
         let (new, rebuild_allocations) = counting_allocations(|| BumpConsts.mutate_expr(&e));
@@ -394,7 +395,7 @@ fn derived_vs_hand(c: &mut Criterion) {
         });
         g.bench_function("visit/hand", |b| b.iter(|| h_count(black_box(&h))));
         g.bench_function("identity/derived", |b| {
-            b.iter(|| matches!(Identity.mutate_expr(black_box(&e)), Rewrite::Keep))
+            b.iter(|| matches!(Identity.mutate_expr(black_box(&e)), Transformed::Keep))
         });
         g.bench_function("identity/hand", |b| {
             b.iter(|| h_mutate(black_box(&h), false).is_none())

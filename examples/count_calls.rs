@@ -44,7 +44,7 @@ impl ExprVisitor for CountCalls {
 /// A mutator: rebuild the children first, then fold `add` of constants.
 struct FoldAdd;
 impl ExprMutator for FoldAdd {
-    fn mutate_call(&mut self, call: &Node<Call>) -> Rewrite<Expr> {
+    fn mutate_call(&mut self, call: &Node<Call>) -> Transformed<Expr> {
         let call = call.rebuild(self);
         let consts: Option<Vec<i64>> = call
             .args
@@ -103,6 +103,6 @@ fn main() {
     let unchanged = FoldAdd.mutate_expr(&folded);
     println!(
         "folding again changes nothing: {}",
-        matches!(unchanged, Rewrite::Keep)
+        matches!(unchanged, Transformed::Keep)
     );
 }

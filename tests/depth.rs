@@ -28,7 +28,7 @@ impl ExprMutator for Identity {}
 /// Changes the innermost constant of a nested call chain, so every ancestor is rebuilt.
 struct IncrementConstants;
 impl ExprMutator for IncrementConstants {
-    fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
+    fn mutate_constant(&mut self, n: &Node<Constant>) -> Transformed<Expr> {
         Constant {
             value: n.value + 1,
             span: n.span,
@@ -48,7 +48,7 @@ fn let_chain_a_million_deep() {
     let e = let_chain(DEPTH);
     // let, def, call, use, constant per binding, and the final use.
     assert_eq!(count(&e), 5 * DEPTH + 1);
-    assert!(matches!(Identity.mutate_expr(&e), Rewrite::Keep));
+    assert!(matches!(Identity.mutate_expr(&e), Transformed::Keep));
 
     let rebuilt = IncrementConstants.mutate_expr(&e).unwrap_or_clone(&e);
     assert!(!rebuilt.same_as(&e));
@@ -65,7 +65,7 @@ fn let_chain_a_million_deep() {
 fn nested_call_a_million_deep() {
     let e = nested_calls(DEPTH);
     assert_eq!(count(&e), 2 * DEPTH + 1);
-    assert!(matches!(Identity.mutate_expr(&e), Rewrite::Keep));
+    assert!(matches!(Identity.mutate_expr(&e), Transformed::Keep));
 
     let rebuilt = IncrementConstants.mutate_expr(&e).unwrap_or_clone(&e);
     let mut node = rebuilt.clone();
@@ -86,7 +86,7 @@ fn rebuild_in_place_a_million_deep() {
         unreachable!()
     };
     let before = root.addr();
-    assert!(root.rebuild_in_place(&mut IncrementConstants));
+    assert!(root.mutate_in_place(&mut IncrementConstants));
     assert_eq!(
         root.addr(),
         before,

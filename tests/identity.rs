@@ -46,7 +46,7 @@ impl ExprMutator for Identity {}
 /// Rewrites constant 42 to 0 and nothing else.
 struct ZeroTheAnswer;
 impl ExprMutator for ZeroTheAnswer {
-    fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
+    fn mutate_constant(&mut self, n: &Node<Constant>) -> Transformed<Expr> {
         if n.value == 42 {
             Constant {
                 value: 0,
@@ -54,7 +54,7 @@ impl ExprMutator for ZeroTheAnswer {
             }
             .into()
         } else {
-            Rewrite::Keep
+            Transformed::Keep
         }
     }
 }
@@ -79,7 +79,7 @@ fn sample() -> Expr {
 fn identity_mutator_returns_the_same_root_and_allocates_nothing() {
     let e = sample();
     let (result, allocations) = allocations_during(|| Identity.mutate_expr(&e));
-    assert!(matches!(result, Rewrite::Keep));
+    assert!(matches!(result, Transformed::Keep));
     assert_eq!(allocations, 0);
     let same = result.unwrap_or_clone(&e);
     assert!(same.same_as(&e));
@@ -89,7 +89,7 @@ fn identity_mutator_returns_the_same_root_and_allocates_nothing() {
 fn identity_on_a_deep_chain_allocates_nothing() {
     let e = let_chain(10_000);
     let (result, allocations) = allocations_during(|| Identity.mutate_expr(&e));
-    assert!(matches!(result, Rewrite::Keep));
+    assert!(matches!(result, Transformed::Keep));
     assert_eq!(allocations, 0);
 }
 
@@ -97,7 +97,7 @@ fn identity_on_a_deep_chain_allocates_nothing() {
 fn a_changed_leaf_rebuilds_only_its_ancestors() {
     let e = sample();
     let (result, allocations) = allocations_during(|| ZeroTheAnswer.mutate_expr(&e));
-    let Rewrite::Replace(new) = result else {
+    let Transformed::Replace(new) = result else {
         panic!("the constant 42 is rewritten")
     };
     // New nodes: the constant, the tuple and its field vector, the if, the let,
@@ -170,12 +170,12 @@ fn a_hook_that_replaces_a_rebuilt_node_allocates_only_the_replacement() {
     // the rewritten child and the folded constant, never a rebuilt `add`.
     struct FoldAfterZero;
     impl ExprMutator for FoldAfterZero {
-        fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
+        fn mutate_constant(&mut self, n: &Node<Constant>) -> Transformed<Expr> {
             ZeroTheAnswer.mutate_constant(n)
         }
-        fn mutate_call(&mut self, n: &Node<Call>) -> Rewrite<Expr> {
+        fn mutate_call(&mut self, n: &Node<Call>) -> Transformed<Expr> {
             let n = n.rebuild(self);
-            assert!(n.is_new());
+            assert!(n.is_replace());
             let sum = n
                 .args
                 .iter()

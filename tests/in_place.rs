@@ -9,7 +9,7 @@ use pretty_assertions::assert_eq;
 
 struct Double;
 impl ExprMutator for Double {
-    fn mutate_constant(&mut self, n: &Node<Constant>) -> Rewrite<Expr> {
+    fn mutate_constant(&mut self, n: &Node<Constant>) -> Transformed<Expr> {
         Constant {
             value: n.value * 2,
             span: n.span,
@@ -25,7 +25,7 @@ fn a_uniquely_owned_node_is_rebuilt_in_its_own_allocation() {
         _ => unreachable!(),
     };
     let before = node.addr();
-    assert!(node.rebuild_in_place(&mut Double));
+    assert!(node.mutate_in_place(&mut Double));
     assert_eq!(node.addr(), before);
     assert_eq!(print(&node.into()), "f(2, 4)");
 }
@@ -36,7 +36,7 @@ fn a_shared_node_is_copied_and_the_other_owner_sees_no_change() {
     let Expr::Call(mut node) = original.clone() else {
         unreachable!()
     };
-    assert!(node.rebuild_in_place(&mut Double));
+    assert!(node.mutate_in_place(&mut Double));
     assert_ne!(node.addr(), original.addr());
     assert_eq!(print(&original), "f(1, 2)");
     assert_eq!(print(&node.into()), "f(2, 4)");
@@ -50,7 +50,7 @@ fn nothing_changed_means_nothing_written() {
         unreachable!()
     };
     let before = node.addr();
-    assert!(!node.rebuild_in_place(&mut Identity));
+    assert!(!node.mutate_in_place(&mut Identity));
     assert_eq!(node.addr(), before);
 }
 

@@ -18,7 +18,7 @@ impl ExprVisitor for CountCalls {
 /// Folds `add` of two constants: the whole pass is this impl.
 struct FoldAdd;
 impl ExprMutator for FoldAdd {
-    fn mutate_call(&mut self, call: &Node<Call>) -> Rewrite<Expr> {
+    fn mutate_call(&mut self, call: &Node<Call>) -> Transformed<Expr> {
         let call = call.rebuild(self);
         match (call.op.as_str(), call.args.as_slice()) {
             ("add", [a, b]) => match (a.as_constant(), b.as_constant()) {

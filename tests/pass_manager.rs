@@ -192,7 +192,7 @@ fn a_panicking_pass_is_reported_and_leaves_the_input_intact() {
             if f.is_assign() {
                 panic!("cannot handle assignments");
             }
-            Ok(Rewrite::Keep)
+            Ok(Transformed::Keep)
         },
     );
     let pipeline = Sequential::new("p", vec![Box::new(fold()), Box::new(boom)]);

@@ -14,7 +14,7 @@ struct FoldAdd {
     seen: Vec<String>,
 }
 impl ExprRewriter for FoldAdd {
-    fn rewrite_call(&mut self, pre: &Node<Call>, post: &Node<Call>) -> Rewrite<Expr> {
+    fn rewrite_call(&mut self, pre: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
         if self.trace {
             let (pre, post) = (print(&pre.clone().into()), print(&post.clone().into()));
             self.seen.push(format!("{pre} -> {post}"));
@@ -22,9 +22,9 @@ impl ExprRewriter for FoldAdd {
         match (post.op.as_str(), post.args.as_slice()) {
             ("add", [a, b]) => match (a.as_constant(), b.as_constant()) {
                 (Some(a), Some(b)) => c(a.value + b.value).into(),
-                _ => Rewrite::Keep,
+                _ => Transformed::Keep,
             },
-            _ => Rewrite::Keep,
+            _ => Transformed::Keep,
         }
     }
 }
@@ -82,7 +82,7 @@ fn shared_nodes_are_rewritten_once_and_stay_shared() {
     #[derive(Default)]
     struct Rename(usize);
     impl ExprRewriter for Rename {
-        fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Rewrite<Expr> {
+        fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
             self.0 += 1;
             Call {
                 op: "plus".into(),

@@ -38,7 +38,7 @@ struct MemoIdentity {
     rewritten: usize,
 }
 impl ExprMutator for MemoIdentity {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         if let Some(done) = self.memo.get(e) {
             return done;
         }
@@ -55,10 +55,10 @@ struct MemoRename {
     calls_rewritten: usize,
 }
 impl ExprMutator for MemoRename {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         irkit::memoized(self, e, |pass| &mut pass.memo)
     }
-    fn mutate_call(&mut self, n: &Node<Call>) -> Rewrite<Expr> {
+    fn mutate_call(&mut self, n: &Node<Call>) -> Transformed<Expr> {
         self.calls_rewritten += 1;
         let n = n.rebuild(self);
         Call {
@@ -81,7 +81,7 @@ fn a_memoized_identity_mutator_finishes_at_once_and_returns_the_same_handle() {
     let e = doubling(100);
     let mut pass = MemoIdentity::default();
     let result = pass.mutate_expr(&e);
-    assert!(matches!(result, Rewrite::Keep));
+    assert!(matches!(result, Transformed::Keep));
     assert!(result.unwrap_or_clone(&e).same_as(&e));
     assert_eq!(pass.rewritten, 101);
 }

@@ -168,7 +168,8 @@ fn an_entry_hook_with_post_work_keeps_plain_recursion() {
     assert_eq!(d.nodes, 4 * 1_000 + 1);
 }
 
-/// A pre-order entry hook may declare so and keep the loop.
+/// An entry hook that acts before walking only (`visit_preorder`) keeps the
+/// loop: nothing it could run after the walk is out of order.
 #[derive(Default)]
 struct Preorder {
     seen: VisitedSet<Expr>,
@@ -176,12 +177,15 @@ struct Preorder {
     stack: StackSpread,
 }
 impl ExprVisitor for Preorder {
-    const PREORDER_ENTRY: bool = true;
     fn visit_expr(&mut self, e: &Expr) {
-        if self.seen.first_visit(e) {
-            self.nodes += 1;
-            e.walk(self);
-        }
+        irkit::visit_preorder(self, e, |pass, e| {
+            if pass.seen.first_visit(e) {
+                pass.nodes += 1;
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })
     }
     fn visit_lit(&mut self, _: &Node<Lit>) {
         self.stack.record();
@@ -315,7 +319,7 @@ fn identity_mutation_of_a_chain_returns_keep_and_allocates_nothing() {
     let (e, _) = chain(100_000);
     let _ = Identity.mutate_expr(&e); // warm up thread-locals
     let (r, allocations) = allocations_during(|| Identity.mutate_expr(&e));
-    assert!(matches!(r, Rewrite::Keep));
+    assert!(matches!(r, Transformed::Keep));
     assert_eq!(allocations, 0);
 }
 
@@ -325,15 +329,15 @@ struct BumpAt {
     seen: usize,
 }
 impl ExprMutator for BumpAt {
-    fn mutate_lit(&mut self, n: &Node<Lit>) -> Rewrite<Expr> {
+    fn mutate_lit(&mut self, n: &Node<Lit>) -> Transformed<Expr> {
         if n.value != 1 {
-            return Rewrite::Keep;
+            return Transformed::Keep;
         }
         self.seen += 1;
         if self.seen - 1 == self.index {
             lit(7).into()
         } else {
-            Rewrite::Keep
+            Transformed::Keep
         }
     }
 }
@@ -363,11 +367,11 @@ fn a_change_deep_in_a_chain_rebuilds_exactly_the_lets_above_it() {
 /// Replaces the final body of the chain.
 struct ReplaceResult;
 impl ExprMutator for ReplaceResult {
-    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         if v.name == "v9" {
             lit(42).into()
         } else {
-            Rewrite::Keep
+            Transformed::Keep
         }
     }
 }
@@ -394,16 +398,16 @@ struct MemoBump {
     memo: MemoMap<Expr>,
 }
 impl ExprMutator for MemoBump {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         irkit::memoized(self, e, |p| &mut p.memo)
     }
-    fn mutate_lit(&mut self, n: &Node<Lit>) -> Rewrite<Expr> {
+    fn mutate_lit(&mut self, n: &Node<Lit>) -> Transformed<Expr> {
         lit(n.value + 1).into()
     }
 }
 struct Bump;
 impl ExprMutator for Bump {
-    fn mutate_lit(&mut self, n: &Node<Lit>) -> Rewrite<Expr> {
+    fn mutate_lit(&mut self, n: &Node<Lit>) -> Transformed<Expr> {
         lit(n.value + 1).into()
     }
 }

@@ -57,10 +57,10 @@ impl Rename {
 }
 impl ExprMutator for Rename {
     // The result is a `Node<Var>`: the field `Let::var` keeps its type, no downcast.
-    fn mutate_var_def(&mut self, v: &Node<Var>) -> Rewrite<Node<Var>> {
-        Rewrite::Replace(self.renamed(v))
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        Transformed::Replace(self.renamed(v))
     }
-    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         self.renamed(v).into()
     }
 }

@@ -10,43 +10,28 @@
 //! afterwards); stack use is bounded at any depth.
 
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
 
 /// How many node releases may nest before inner ones are deferred, on a thread
 /// whose stack bounds are unknown. Small enough to fit in any red zone.
 pub const NESTING_LIMIT: u32 = 128;
-
-struct Parked {
-    ptr: *const (),
-    release: unsafe fn(*const ()),
-}
 
 thread_local! {
     static NESTING: Cell<u32> = const { Cell::new(0) };
     static PARKED: RefCell<Vec<Parked>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Drops one `Arc<T>` given as a raw pointer: the only per-type code of a
-/// deep-safe release (it is what a plain `Arc` drop runs too).
-unsafe fn release_erased<T>(ptr: *const ()) {
-    // SAFETY: `ptr` came from `Arc::into_raw::<T>` in `release` and is released once.
-    drop(unsafe { Arc::from_raw(ptr.cast::<T>()) });
+/// A node whose last handle was dropped: its allocation, and how to free it
+/// (the one piece of per-type code a release needs).
+pub(crate) struct Parked {
+    pub(crate) ptr: *mut (),
+    pub(crate) release: unsafe fn(*mut ()),
 }
 
-/// Drops `arc`, parking it for later if releases are already nested deeply.
-///
-/// The decision (nesting depth, red zone, parking) is compiled once, in
-/// [`release_raw`]; each node type adds only [`release_erased`].
-#[inline]
-pub(crate) fn release<T>(arc: Arc<T>) {
-    release_raw(Parked {
-        ptr: Arc::into_raw(arc).cast(),
-        release: release_erased::<T>,
-    });
-}
-
+/// Frees a node whose last handle was just dropped, or parks it for later if
+/// releases are already nested deeply. The decision (nesting depth, red zone,
+/// parking) is compiled once, here; each node type adds only its `release`.
 #[inline(never)]
-fn release_raw(node: Parked) {
+pub(crate) fn release_raw(node: Parked) {
     let Ok(depth) = NESTING.try_with(Cell::get) else {
         // Thread teardown: no bookkeeping left, release directly.
         // SAFETY: released once, here.

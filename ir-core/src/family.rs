@@ -1,5 +1,9 @@
 //! What every derived family enum and node kind offers, for generic code.
 
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+
 use crate::Node;
 
 /// A family of node kinds: an enum whose variants each hold one `Node<Kind>`,
@@ -8,9 +12,13 @@ use crate::Node;
     message = "`{Self}` is not an IR family",
     note = "derive `Visitable` on the family enum too: `Mutable` builds on it"
 )]
-pub trait Family {
+pub trait Family: Sized {
     /// Names of the kinds, indexed by [`Family::kind_index`].
     const KIND_NAMES: &'static [&'static str];
+
+    /// `true` when some kind of the family has an `#[ir(tail)]` field, so
+    /// default hooks take part in walking chains in a loop ([`crate::driver`]).
+    const ANY_TAIL: bool = false;
 
     /// The address of the node this value points to: an identity key.
     fn addr(&self) -> usize;
@@ -33,6 +41,12 @@ pub trait Family {
     fn kind_name(&self) -> &'static str {
         Self::KIND_NAMES[self.kind_index()]
     }
+
+    /// A typed identity key for maps and sets ([`crate::IdMap`]).
+    #[inline]
+    fn id(&self) -> Id<Self> {
+        Id::from_addr(self.addr())
+    }
 }
 
 /// A node struct that is a kind of some family. Implemented by the derive.
@@ -43,6 +57,10 @@ pub trait NodeKind: Sized {
     const NAME: &'static str;
     /// The kind's index, as in [`Family::kind_index`].
     const INDEX: usize;
+    /// The node, if `value` is of this kind.
+    fn downcast(value: &Self::Family) -> Option<&Node<Self>>;
+    /// The node, if `value` is of this kind, mutably (in-place mode).
+    fn downcast_mut(value: &mut Self::Family) -> Option<&mut Node<Self>>;
 }
 
 /// Marks types that may appear as child fields of a node. A derive checks
@@ -54,7 +72,11 @@ pub trait NodeKind: Sized {
     note = "children are family enums, `Node<Kind>` handles, derived structs, and Vec/Option/Box/tuples/arrays of them",
     note = "mark data that is not a child (names, spans, attributes) with `#[ir(skip)]`"
 )]
-pub trait ChildType {}
+pub trait ChildType {
+    /// `true` for a node struct with an `#[ir(tail)]` field (a let's body):
+    /// its chains are walked in a loop ([`crate::driver`]).
+    const HAS_TAIL: bool = false;
+}
 
 impl<K: NodeKind> ChildType for Node<K> {}
 impl<T: ChildType> ChildType for Vec<T> {}
@@ -76,3 +98,63 @@ pub fn __assert_child<T: ChildType + ?Sized>() {}
 #[doc(hidden)]
 #[inline(always)]
 pub const fn __assert_family<T: Family>() {}
+
+/// The identity of one node, typed by what it is (a family value or a
+/// `Node<Kind>`): a key for [`IdMap`] and [`IdSet`] that cannot be mixed up
+/// with an integer or with a key of another family.
+///
+/// It is the node's address, so it identifies the node only while the node
+/// is alive: keep the node (or the program holding it) alive as long as the key.
+pub struct Id<T: ?Sized> {
+    addr: usize,
+    _of: PhantomData<fn() -> *const T>,
+}
+
+impl<T: ?Sized> Id<T> {
+    #[inline]
+    pub(crate) fn from_addr(addr: usize) -> Self {
+        Id {
+            addr,
+            _of: PhantomData,
+        }
+    }
+}
+
+impl<T> Node<T> {
+    /// A typed identity key for maps and sets ([`IdMap`]).
+    #[inline]
+    pub fn id(&self) -> Id<Node<T>> {
+        Id::from_addr(self.addr())
+    }
+}
+
+impl<T: ?Sized> Clone for Id<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: ?Sized> Copy for Id<T> {}
+impl<T: ?Sized> PartialEq for Id<T> {
+    #[inline]
+    fn eq(&self, other: &Self) -> bool {
+        self.addr == other.addr
+    }
+}
+impl<T: ?Sized> Eq for Id<T> {}
+impl<T: ?Sized> Hash for Id<T> {
+    #[inline]
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.addr.hash(state)
+    }
+}
+impl<T: ?Sized> fmt::Debug for Id<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Id({:#x})", self.addr)
+    }
+}
+
+/// A map keyed by node identity (fast hashing of addresses).
+pub type IdMap<T, V> = rustc_hash::FxHashMap<Id<T>, V>;
+
+/// A set of node identities (fast hashing of addresses).
+pub type IdSet<T> = rustc_hash::FxHashSet<Id<T>>;

@@ -8,13 +8,15 @@
 //!
 //! | concept | item |
 //! |---|---|
-//! | shared immutable handle, pointer identity | [`Node`], [`Node::same_as`] |
+//! | shared immutable handle, pointer identity | [`Node`], [`Node::same_as`], [`Id`], [`IdMap`] |
 //! | default recursion of a visitor | [`Walk`] |
 //! | early exit | [`VisitResult`], [`try_visit!`] |
-//! | default recursion of a mutator, copy-on-write | [`Node::rebuild`], [`Rebuilt`], [`Rewrite`] |
-//! | in-place mode | [`Node::rebuild_in_place`], [`Node::make_mut`] |
-//! | memoization, per pass | [`VisitedSet`], [`MemoMap`] |
-//! | post-order rewriting without recursion | [`post_order::rewrite`] |
+//! | changed or not | [`Transformed`] |
+//! | default recursion of a mutator, copy-on-write | [`Node::rebuild`], [`Rebuilt`] |
+//! | in-place mode | [`Node::mutate_in_place`], [`Mutate::mutate_in_place`], [`Node::make_mut`] |
+//! | chains walked in a loop, hand-back to drivers | [`driver`] |
+//! | memoization, per pass | [`VisitedSet`], [`MemoMap`], [`memoized`], [`visited`], [`visit_preorder`] |
+//! | post-order rewriting across families | [`post_order`] |
 //! | stack safety | [`stack::guarded`], deep-safe `Drop` of [`Node`] |
 //! | alpha-equivalent structural equality and hashing | [`structural`] |
 //! | modules and passes | [`pass`] |
@@ -24,24 +26,39 @@
 extern crate self as ir_core;
 
 mod deep_drop;
+pub mod driver;
 mod family;
 mod memo;
 mod mutate;
 mod node;
 pub mod pass;
 pub mod post_order;
-pub mod spine;
 pub mod stack;
 pub mod structural;
+mod transformed;
 mod visit;
 
-pub use family::{__assert_child, __assert_family, ChildType, Family, NodeKind};
+pub use family::{__assert_child, __assert_family, ChildType, Family, Id, IdMap, IdSet, NodeKind};
 pub use ir_derive::{Mutable, StructuralEq, Visitable};
-pub use memo::{MemoMap, VisitedSet, memoized};
-pub use mutate::{__or_clone, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt, Rewrite};
+pub use memo::{MemoMap, VisitedSet, memoized, visited};
+#[doc(hidden)]
+pub use mutate::{
+    __handle, __mutate_default, __mutate_default_def, __mutate_entry, __mutate_typed, __or_clone,
+};
+pub use mutate::{HandleInfo, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt};
 pub use node::Node;
 pub use structural::StructuralEq;
-pub use visit::{Visit, VisitKind, VisitResult, Walk};
+#[allow(deprecated)]
+pub use transformed::{Rewrite, Transformed};
+#[doc(hidden)]
+pub use visit::{__visit_default, __visit_entry};
+pub use visit::{Visit, VisitKind, VisitResult, Walk, visit_preorder};
+
+/// The module chains were driven from before [`driver`] took over in-place
+/// mode too; its items are there now.
+pub mod spine {
+    pub use crate::driver::{Spine, SpineMutate, SpineVisit, mutate_chain};
+}
 
 /// Everything a pass author needs in scope.
 pub mod prelude {
@@ -49,8 +66,8 @@ pub mod prelude {
         structural_eq, structural_eq_map_free_vars, structural_hash, structural_hash_map_free_vars,
     };
     pub use crate::{
-        Family, MemoMap, Mutable, Node, NodeKind, Rebuild, Rebuilt, Rewrite, StructuralEq,
-        VisitResult, Visitable, VisitedSet, Walk,
+        Family, Id, IdMap, IdSet, MemoMap, Mutable, Mutate, Node, NodeKind, Rebuild, Rebuilt,
+        StructuralEq, Transformed, VisitResult, Visitable, VisitedSet, Walk,
     };
     pub use std::ops::ControlFlow;
 }

@@ -7,7 +7,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::{Family, Rewrite};
+use crate::{Family, Rebuild, Transformed, Walk};
 
 /// Which shared nodes a visitor has already seen (Relay's `visit_counter_`).
 ///
@@ -15,7 +15,7 @@ use crate::{Family, Rewrite};
 /// a pass that counts uses should not skip variables that were seen before.
 ///
 /// ```
-/// use ir_core::{Mutable, Node, VisitedSet, Visitable, Walk};
+/// use ir_core::{Mutable, Node, VisitedSet, Visitable};
 ///
 /// #[derive(Clone, Visitable, Mutable)]
 /// struct Leaf {}
@@ -28,9 +28,7 @@ use crate::{Family, Rewrite};
 /// struct CountAdds { adds: usize, seen: VisitedSet<Expr> }
 /// impl ExprVisitor for CountAdds {
 ///     fn visit_expr(&mut self, e: &Expr) {
-///         if self.seen.first_visit(e) {
-///             e.walk(self);
-///         }
+///         ir_core::visited(self, e, |pass| &mut pass.seen);
 ///     }
 ///     fn visit_add(&mut self, n: &Node<Add>) {
 ///         self.adds += 1;
@@ -96,7 +94,7 @@ impl<F: Family + Clone> Default for VisitedSet<F> {
 /// rewritten once and its result stays shared.
 ///
 /// ```
-/// use ir_core::{MemoMap, Mutable, Node, Rewrite, Visitable};
+/// use ir_core::{MemoMap, Mutable, Node, Transformed, Visitable};
 ///
 /// #[derive(Clone, Visitable, Mutable)]
 /// struct Leaf { #[ir(skip)] value: i64 }
@@ -109,10 +107,10 @@ impl<F: Family + Clone> Default for VisitedSet<F> {
 /// #[derive(Default)]
 /// struct Increment { memo: MemoMap<Expr> }
 /// impl ExprMutator for Increment {
-///     fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+///     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
 ///         ir_core::memoized(self, e, |pass| &mut pass.memo)
 ///     }
-///     fn mutate_leaf(&mut self, n: &Node<Leaf>) -> Rewrite<Expr> {
+///     fn mutate_leaf(&mut self, n: &Node<Leaf>) -> Transformed<Expr> {
 ///         Leaf { value: n.value + 1 }.into()
 ///     }
 /// }
@@ -126,7 +124,7 @@ impl<F: Family + Clone> Default for VisitedSet<F> {
 /// assert!(top.lhs.same_as(&top.rhs)); // still shared
 /// ```
 pub struct MemoMap<F> {
-    done: FxHashMap<usize, (F, Rewrite<F>)>,
+    done: FxHashMap<usize, (F, Transformed<F>)>,
 }
 
 impl<F: Family + Clone> MemoMap<F> {
@@ -139,7 +137,7 @@ impl<F: Family + Clone> MemoMap<F> {
 
     /// The recorded result for `node`, if it is shared and was mutated before.
     #[inline]
-    pub fn get(&self, node: &F) -> Option<Rewrite<F>> {
+    pub fn get(&self, node: &F) -> Option<Transformed<F>> {
         if node.strong_count() == 1 {
             return None;
         }
@@ -148,7 +146,7 @@ impl<F: Family + Clone> MemoMap<F> {
 
     /// Records `result` for `node` (if shared) and returns it.
     #[inline]
-    pub fn insert(&mut self, node: &F, result: Rewrite<F>) -> Rewrite<F> {
+    pub fn insert(&mut self, node: &F, result: Transformed<F>) -> Transformed<F> {
         if node.strong_count() != 1 {
             self.done
                 .insert(node.addr(), (node.clone(), result.clone()));
@@ -177,21 +175,22 @@ impl<F: Family + Clone> Default for MemoMap<F> {
 /// node seen before, else the default dispatch (`node.rebuild(mutator)`),
 /// recorded. `memo` picks the table out of the mutator; the [`MemoMap`]
 /// example shows the one-line entry hook.
+///
+/// A node met once (one handle) is passed through like a default entry hook
+/// does, so chains stay loops and in-place mode reaches it (see
+/// [`crate::driver`]): nothing is recorded for it, so nothing is skipped.
 #[inline]
 pub fn memoized<M, F>(
     mutator: &mut M,
     node: &F,
     memo: impl Fn(&mut M) -> &mut MemoMap<F>,
-) -> Rewrite<F>
+) -> Transformed<F>
 where
-    F: Family + Clone + crate::Rebuild<M> + crate::spine::HasSpine,
+    M: ?Sized,
+    F: Family + Clone + Rebuild<M>,
 {
     if node.strong_count() == 1 {
-        // Met once: nothing to record, so this entry is a pass-through and a
-        // let chain (`#[ir(tail)]`) may stay a loop.
-        if F::ANY_TAIL {
-            crate::spine::__entry(mutator, node);
-        }
+        crate::driver::pass_through(mutator, node.addr());
         return node.rebuild(mutator);
     }
     if let Some(done) = memo(mutator).get(node) {
@@ -199,4 +198,26 @@ where
     }
     let result = node.rebuild(mutator);
     memo(mutator).insert(node, result)
+}
+
+/// The body of a visitor's entry hook that visits every shared node once
+/// (Relay's `visit_counter_`): the default dispatch the first time a node is
+/// offered, nothing after. `seen` picks the set out of the visitor.
+///
+/// It acts before walking only, so let chains are still walked in a loop
+/// (see [`crate::visit_preorder`]).
+#[inline]
+pub fn visited<V, R, F>(visitor: &mut V, node: &F, seen: impl Fn(&mut V) -> &mut VisitedSet<F>) -> R
+where
+    V: ?Sized,
+    R: crate::VisitResult,
+    F: Family + Clone + Walk<V, R>,
+{
+    crate::visit_preorder(visitor, node, |visitor, node| {
+        if seen(visitor).first_visit(node) {
+            std::ops::ControlFlow::Continue(())
+        } else {
+            std::ops::ControlFlow::Break(R::output())
+        }
+    })
 }

@@ -1,127 +1,72 @@
-//! Copy-on-write mutation: the traits `#[derive(Mutable)]` implements.
+//! Copy-on-write mutation, and in-place mode: the traits `#[derive(Mutable)]`
+//! implements.
 //!
 //! A generated `<Family>Mutator` trait has one hook per node kind returning a
-//! [`Rewrite`]: [`Rewrite::Keep`] means "the original node, unchanged". Nothing
-//! is allocated and no reference count is touched for unchanged subtrees; a
-//! node is rebuilt only when one of its children changed, and its unchanged
-//! siblings stay shared.
+//! [`Transformed`]: [`Transformed::Keep`] means "the original node,
+//! unchanged". Nothing is allocated and no reference count is touched for
+//! unchanged subtrees; a node is rebuilt only when one of its children
+//! changed, and its unchanged siblings stay shared.
+//!
+//! The same pass runs in place when the caller asks for it
+//! ([`Mutate::mutate_in_place`], [`Node::mutate_in_place`]): new children are
+//! then written into the uniquely owned nodes on the path of a change (see
+//! [`crate::driver`]).
 
 use std::ops::Deref;
 
-use crate::Node;
+use crate::{Node, Transformed};
 
-/// The outcome of mutating one value: keep the original, or replace it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[must_use = "a Rewrite::Replace that is dropped loses the rewrite"]
-pub enum Rewrite<T> {
-    /// The original value is kept, unchanged and shared.
-    Keep,
-    /// The value is replaced by this one.
-    Replace(T),
+/// A node after the default recursion of a mutator ([`Node::rebuild`]): a
+/// view of the node (it dereferences to the original, or to the new contents
+/// when some child changed) together with the [`Transformed`] that says which.
+/// The new contents are allocated only when it is turned into a handle or a
+/// `Transformed` of the family, so a hook that replaces the node altogether
+/// allocates nothing for it.
+pub struct Rebuilt<'a, T> {
+    original: &'a Node<T>,
+    change: Transformed<T>,
 }
 
-impl<T> Rewrite<T> {
-    /// `true` for [`Rewrite::Replace`].
-    #[inline]
-    pub fn is_replace(&self) -> bool {
-        matches!(self, Rewrite::Replace(_))
-    }
-
-    /// `None` for [`Rewrite::Keep`].
-    #[inline]
-    pub fn into_option(self) -> Option<T> {
-        match self {
-            Rewrite::Keep => None,
-            Rewrite::Replace(x) => Some(x),
-        }
-    }
-
-    /// The resulting value: the replacement, or a clone of `original`.
-    #[inline]
-    pub fn unwrap_or_clone(self, original: &T) -> T
-    where
-        T: Clone,
-    {
-        match self {
-            Rewrite::Keep => original.clone(),
-            Rewrite::Replace(x) => x,
-        }
-    }
-
-    /// Converts the replacement, e.g. a `Node<Kind>` into its family.
-    #[inline]
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Rewrite<U> {
-        match self {
-            Rewrite::Keep => Rewrite::Keep,
-            Rewrite::Replace(x) => Rewrite::Replace(f(x)),
-        }
-    }
-}
-
-impl<T> From<Option<T>> for Rewrite<T> {
-    #[inline]
-    fn from(o: Option<T>) -> Self {
-        match o {
-            None => Rewrite::Keep,
-            Some(x) => Rewrite::Replace(x),
-        }
-    }
-}
-
-/// A family value converts into a replacement.
-impl<F: crate::Family> From<F> for Rewrite<F> {
-    #[inline]
-    fn from(value: F) -> Self {
-        Rewrite::Replace(value)
-    }
-}
-
-/// A replacement node of one kind converts into a rewrite of its family.
-impl<F, K> From<Node<K>> for Rewrite<F>
-where
-    Node<K>: Into<F>,
-{
-    #[inline]
-    fn from(node: Node<K>) -> Self {
-        Rewrite::Replace(node.into())
-    }
-}
-
-/// A node after the default recursion of a mutator ([`Node::rebuild`]): the
-/// same handle when no child changed, or the new contents otherwise. It
-/// dereferences to the node either way; the new contents are allocated only
-/// when it is turned into a handle or a [`Rewrite`], so a hook that replaces
-/// the node altogether allocates nothing for it.
-pub enum Rebuilt<'a, T> {
-    /// No child changed: this is the original node.
-    Same(&'a Node<T>),
-    /// Some child changed: the rebuilt contents, not yet allocated.
-    New(T),
-}
-
-impl<T> Rebuilt<'_, T> {
+impl<'a, T> Rebuilt<'a, T> {
     /// `true` when some child changed.
     #[inline]
-    pub fn is_new(&self) -> bool {
-        matches!(self, Rebuilt::New(_))
+    pub fn is_replace(&self) -> bool {
+        self.change.is_replace()
+    }
+
+    /// What the default recursion did: [`Transformed::Keep`], or the new contents.
+    #[inline]
+    pub fn into_change(self) -> Transformed<T> {
+        self.change
     }
 
     /// A handle to the result: the original handle, or a new node.
     #[inline]
     pub fn into_node(self) -> Node<T> {
-        match self {
-            Rebuilt::Same(n) => n.clone(),
-            Rebuilt::New(t) => Node::new(t),
+        match self.change {
+            Transformed::Keep => self.original.clone(),
+            Transformed::Replace(t) => Node::new(t),
         }
     }
 
     /// As a rewrite of the node itself (for typed fields and definition hooks).
     #[inline]
-    pub fn into_rewrite(self) -> Rewrite<Node<T>> {
-        match self {
-            Rebuilt::Same(_) => Rewrite::Keep,
-            Rebuilt::New(t) => Rewrite::Replace(Node::new(t)),
-        }
+    pub fn into_transformed(self) -> Transformed<Node<T>> {
+        self.change.map(Node::new)
+    }
+
+    /// The name `into_transformed` had while `Transformed` was `Rewrite`.
+    #[deprecated(since = "0.2.0", note = "renamed to `into_transformed`")]
+    #[inline]
+    pub fn into_rewrite(self) -> Transformed<Node<T>> {
+        self.into_transformed()
+    }
+
+    /// The name `is_replace` had.
+    #[deprecated(since = "0.2.0", note = "renamed to `is_replace`")]
+    #[inline]
+    pub fn is_new(&self) -> bool {
+        self.is_replace()
     }
 }
 
@@ -129,166 +74,266 @@ impl<T> Deref for Rebuilt<'_, T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        match self {
-            Rebuilt::Same(n) => n,
-            Rebuilt::New(t) => t,
-        }
+        self.change.as_ref_or(&**self.original)
     }
 }
 
-impl<F, K> From<Rebuilt<'_, K>> for Rewrite<F>
+impl<F, K> From<Rebuilt<'_, K>> for Transformed<F>
 where
     Node<K>: Into<F>,
 {
     #[inline]
     fn from(r: Rebuilt<'_, K>) -> Self {
-        match r {
-            Rebuilt::Same(_) => Rewrite::Keep,
-            Rebuilt::New(t) => Rewrite::Replace(Node::new(t).into()),
-        }
+        r.change.map(|t| Node::new(t).into())
     }
 }
 
 /// Default recursion of a mutator on a node struct (derived): mutate every
 /// child in field declaration order and return the new contents if any
 /// changed. Non-child fields are cloned into the new contents unchanged.
-pub trait RebuildFields<M>: Sized {
-    /// `None` when no child changed.
-    fn rebuild_fields(&self, mutator: &mut M) -> Option<Self>;
+pub trait RebuildFields<M: ?Sized>: Sized {
+    /// [`Transformed::Keep`] when no child changed.
+    fn rebuild_fields(&self, mutator: &mut M) -> Transformed<Self>;
+    /// In-place mode: mutates the children in place; `true` when one changed.
+    fn rebuild_fields_in_place(&mut self, mutator: &mut M) -> bool;
+}
+
+/// Where a family value's node is and how many handles share it; what the
+/// drivers of in-place mode and the memo tables need of a family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandleInfo {
+    /// The node's address.
+    pub addr: usize,
+    /// How many handles share it.
+    pub strong_count: usize,
 }
 
 /// Default recursion of a mutator on a family (derived): dispatch to the hook
 /// of the node's kind. Hooks that override the family entry call it explicitly.
-pub trait Rebuild<M>: Sized {
+pub trait Rebuild<M: ?Sized>: Sized {
     /// Dispatches to the kind hook.
-    fn rebuild(&self, mutator: &mut M) -> Rewrite<Self>;
+    fn rebuild(&self, mutator: &mut M) -> Transformed<Self>;
+    /// In-place mode, once the hooks handed the node back: the kind's default
+    /// work on the node, in place (the node is uniquely owned).
+    fn rebuild_in_place(&mut self, mutator: &mut M) -> bool;
+    /// The node's address and reference count.
+    fn node_handle(&self) -> HandleInfo;
 }
 
-/// How a value is mutated where it appears as a *field*: `None` when unchanged.
+/// How a value is mutated where it appears as a *field*.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be mutated as a child by `{M}`",
     label = "not a child node type for this mutator",
     note = "children are family enums, `Node<Kind>` handles, derived structs, and Vec/Option/Box/tuples/arrays of them",
     note = "a family whose kinds contain other families needs `#[ir(uses(...))]` so its mutator trait requires theirs"
 )]
-pub trait Mutate<M>: Sized {
-    /// Mutates `self` in child position.
-    fn mutate(&self, mutator: &mut M) -> Option<Self>;
+pub trait Mutate<M: ?Sized>: Sized {
+    /// Mutates `self` in child position, copy-on-write.
+    fn mutate(&self, mutator: &mut M) -> Transformed<Self>;
+    /// Mutates `self` in child position in in-place mode: writes into the
+    /// uniquely owned nodes on the path of a change (see [`crate::driver`]).
+    /// Returns `true` when something changed.
+    fn mutate_in_place(&mut self, mutator: &mut M) -> bool;
 }
 
 /// Implemented by `#[derive(Mutable)]` on a family for each of its kinds: what
 /// mutating a field typed `Node<Kind>` means. The result keeps the kind.
-pub trait MutateKind<M>: Sized {
+pub trait MutateKind<M: ?Sized>: Sized {
     /// Mutates a handle to this kind found in a typed field.
-    fn mutate_node(node: &Node<Self>, mutator: &mut M) -> Option<Node<Self>>;
+    fn mutate_node(node: &Node<Self>, mutator: &mut M) -> Transformed<Node<Self>>;
+    /// The same in in-place mode.
+    fn mutate_node_in_place(node: &mut Node<Self>, mutator: &mut M) -> bool;
 }
 
 impl<T> Node<T> {
     /// The default recursion of a mutator: mutates the children and rebuilds
-    /// this node only if one changed ([`Rebuilt::Same`] otherwise).
+    /// this node only if one changed.
     #[inline]
-    pub fn rebuild<M>(&self, mutator: &mut M) -> Rebuilt<'_, T>
+    pub fn rebuild<M: ?Sized>(&self, mutator: &mut M) -> Rebuilt<'_, T>
     where
         T: RebuildFields<M>,
     {
-        match self.rebuild_fields(mutator) {
-            None => Rebuilt::Same(self),
-            Some(t) => Rebuilt::New(t),
-        }
-    }
-
-    /// In-place mode (oneDNN's in-place visitor, TIR's copy-on-write): mutates
-    /// the children and, if one changed, stores the result in this node's own
-    /// allocation when this handle is the only one, or in a new node when shared.
-    /// Returns `true` when something changed.
-    pub fn rebuild_in_place<M>(&mut self, mutator: &mut M) -> bool
-    where
-        T: RebuildFields<M>,
-    {
-        match self.rebuild_fields(mutator) {
-            None => false,
-            Some(t) => {
-                self.replace(t);
-                true
-            }
+        Rebuilt {
+            original: self,
+            change: self.rebuild_fields(mutator),
         }
     }
 }
 
-impl<M, K: MutateKind<M>> Mutate<M> for Node<K> {
+/// The body of every generated default kind hook of a mutator: the node's
+/// default recursion, unless a driver takes the node back (see
+/// [`crate::driver`]). `wrap` is the family's variant for the kind.
+#[doc(hidden)]
+#[inline]
+pub fn __mutate_default<M: ?Sized, K: RebuildFields<M>, F>(
+    mutator: &mut M,
+    node: &Node<K>,
+    wrap: fn(Node<K>) -> F,
+) -> Transformed<F> {
+    if crate::driver::hand_back(mutator, node.addr()) {
+        return Transformed::Keep;
+    }
+    node.rebuild_fields(mutator).map(|k| wrap(Node::new(k)))
+}
+
+/// The body of every generated default definition hook of a mutator.
+#[doc(hidden)]
+#[inline]
+pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>>(
+    mutator: &mut M,
+    node: &Node<K>,
+) -> Transformed<Node<K>> {
+    if crate::driver::hand_back(mutator, node.addr()) {
+        return Transformed::Keep;
+    }
+    node.rebuild_fields(mutator).map(Node::new)
+}
+
+/// The body of every generated default entry hook of a mutator: dispatch to
+/// the kind's hook, letting a driver's node through (see [`crate::driver`]).
+#[doc(hidden)]
+#[inline]
+pub fn __mutate_entry<M: ?Sized, F: Rebuild<M>>(mutator: &mut M, node: &F) -> Transformed<F> {
+    crate::driver::pass_through(mutator, node.node_handle().addr);
+    node.rebuild(mutator)
+}
+
+/// A typed field of a kind without definition hooks: its default recursion.
+#[doc(hidden)]
+#[inline]
+pub fn __mutate_typed<M: ?Sized, K: RebuildFields<M>>(
+    node: &Node<K>,
+    mutator: &mut M,
+) -> Transformed<Node<K>> {
+    node.rebuild_fields(mutator).map(Node::new)
+}
+
+/// Where the Mutable derive reads a family's handle (implemented by `Visitable`).
+#[doc(hidden)]
+#[inline(always)]
+pub fn __handle<F: crate::Family>(value: &F) -> HandleInfo {
+    HandleInfo {
+        addr: value.addr(),
+        strong_count: value.strong_count(),
+    }
+}
+
+impl<M: ?Sized, K: MutateKind<M>> Mutate<M> for Node<K> {
     #[inline]
-    fn mutate(&self, mutator: &mut M) -> Option<Self> {
+    fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
         crate::stack::guarded(|| K::mutate_node(self, mutator))
+    }
+    #[inline]
+    fn mutate_in_place(&mut self, mutator: &mut M) -> bool {
+        crate::stack::guarded(|| K::mutate_node_in_place(self, mutator))
     }
 }
 
 /// Keeps `old` unless `new` replaced it (used by generated rebuilds).
 #[doc(hidden)]
 #[inline(always)]
-pub fn __or_clone<T: Clone>(new: Option<T>, old: &T) -> T {
-    match new {
-        Some(x) => x,
-        None => old.clone(),
-    }
+pub fn __or_clone<T: Clone>(new: Transformed<T>, old: &T) -> T {
+    new.unwrap_or_clone(old)
 }
 
 /// Mutates a slice; the result vector is allocated only from the first changed
 /// element on (earlier elements are cloned handles).
-fn mutate_slice<M, T: Mutate<M> + Clone>(items: &[T], mutator: &mut M) -> Option<Vec<T>> {
+fn mutate_slice<M: ?Sized, T: Mutate<M> + Clone>(
+    items: &[T],
+    mutator: &mut M,
+) -> Transformed<Vec<T>> {
     let mut iter = items.iter().enumerate();
-    let (first, replacement) = iter.find_map(|(i, x)| x.mutate(mutator).map(|y| (i, y)))?;
+    let Some((first, replacement)) =
+        iter.find_map(|(i, x)| x.mutate(mutator).into_option().map(|y| (i, y)))
+    else {
+        return Transformed::Keep;
+    };
     let mut out = Vec::with_capacity(items.len());
     out.extend_from_slice(&items[..first]);
     out.push(replacement);
     for (_, x) in iter {
-        out.push(__or_clone(x.mutate(mutator), x));
+        out.push(x.mutate(mutator).unwrap_or_clone(x));
     }
-    Some(out)
+    Transformed::Replace(out)
 }
 
-impl<M, T: Mutate<M> + Clone> Mutate<M> for Vec<T> {
+fn mutate_slice_in_place<M: ?Sized, T: Mutate<M>>(items: &mut [T], mutator: &mut M) -> bool {
+    let mut changed = false;
+    for x in items {
+        changed |= x.mutate_in_place(mutator);
+    }
+    changed
+}
+
+impl<M: ?Sized, T: Mutate<M> + Clone> Mutate<M> for Vec<T> {
     #[inline]
-    fn mutate(&self, mutator: &mut M) -> Option<Self> {
+    fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
         mutate_slice(self, mutator)
     }
-}
-
-impl<M, T: Mutate<M> + Clone, const N: usize> Mutate<M> for [T; N] {
     #[inline]
-    fn mutate(&self, mutator: &mut M) -> Option<Self> {
-        let v = mutate_slice(self, mutator)?;
-        v.try_into().ok()
+    fn mutate_in_place(&mut self, mutator: &mut M) -> bool {
+        mutate_slice_in_place(self, mutator)
     }
 }
 
-impl<M, T: Mutate<M>> Mutate<M> for Option<T> {
+impl<M: ?Sized, T: Mutate<M> + Clone, const N: usize> Mutate<M> for [T; N] {
     #[inline]
-    fn mutate(&self, mutator: &mut M) -> Option<Self> {
+    fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
+        match mutate_slice(self, mutator) {
+            Transformed::Keep => Transformed::Keep,
+            Transformed::Replace(v) => v.try_into().ok().into(),
+        }
+    }
+    #[inline]
+    fn mutate_in_place(&mut self, mutator: &mut M) -> bool {
+        mutate_slice_in_place(self, mutator)
+    }
+}
+
+impl<M: ?Sized, T: Mutate<M>> Mutate<M> for Option<T> {
+    #[inline]
+    fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
         match self {
             Some(x) => x.mutate(mutator).map(Some),
-            None => None,
+            None => Transformed::Keep,
+        }
+    }
+    #[inline]
+    fn mutate_in_place(&mut self, mutator: &mut M) -> bool {
+        match self {
+            Some(x) => x.mutate_in_place(mutator),
+            None => false,
         }
     }
 }
 
-impl<M, T: Mutate<M>> Mutate<M> for Box<T> {
+impl<M: ?Sized, T: Mutate<M>> Mutate<M> for Box<T> {
     #[inline]
-    fn mutate(&self, mutator: &mut M) -> Option<Self> {
+    fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
         (**self).mutate(mutator).map(Box::new)
+    }
+    #[inline]
+    fn mutate_in_place(&mut self, mutator: &mut M) -> bool {
+        (**self).mutate_in_place(mutator)
     }
 }
 
 macro_rules! tuple_mutate {
     ($($t:ident $i:tt $n:ident),+) => {
-        impl<M, $($t: Mutate<M> + Clone),+> Mutate<M> for ($($t,)+) {
+        impl<M: ?Sized, $($t: Mutate<M> + Clone),+> Mutate<M> for ($($t,)+) {
             #[inline]
-            #[allow(clippy::question_mark)]
-            fn mutate(&self, mutator: &mut M) -> Option<Self> {
+            fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
                 $( let $n = self.$i.mutate(mutator); )+
-                if $( $n.is_none() )&&+ {
-                    return None;
+                if $( $n.is_keep() )&&+ {
+                    return Transformed::Keep;
                 }
-                Some(($( __or_clone($n, &self.$i), )+))
+                Transformed::Replace(($( $n.unwrap_or_clone(&self.$i), )+))
+            }
+            #[inline]
+            fn mutate_in_place(&mut self, mutator: &mut M) -> bool {
+                let mut changed = false;
+                $( changed |= self.$i.mutate_in_place(mutator); )+
+                changed
             }
         }
     };

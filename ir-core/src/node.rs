@@ -1,9 +1,11 @@
 //! [`Node`], the shared immutable handle every IR node lives behind.
 
 use std::fmt;
-use std::mem::ManuallyDrop;
+use std::marker::PhantomData;
 use std::ops::Deref;
-use std::sync::Arc;
+use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering, fence};
 
 use crate::deep_drop;
 
@@ -12,7 +14,7 @@ use crate::deep_drop;
 /// Cloning a `Node` copies a pointer; identity is pointer identity
 /// ([`Node::same_as`]). Contents never change while shared: a pass that wants a
 /// different node builds a new one (copy-on-write, see [`Node::rebuild`]) or
-/// mutates a node it owns alone ([`Node::make_mut`], [`Node::rebuild_in_place`]).
+/// mutates a node it owns alone ([`Node::make_mut`], [`Node::mutate_in_place`]).
 ///
 /// Dropping the last handle to a million-deep chain does not overflow the stack:
 /// past a fixed nesting depth the release of inner nodes is deferred to a
@@ -28,44 +30,90 @@ use crate::deep_drop;
 /// assert!(!a.same_as(&c)); // equal contents, different nodes
 /// assert_eq!(*a, *c);
 /// ```
-pub struct Node<T>(ManuallyDrop<Arc<T>>);
+pub struct Node<T> {
+    ptr: NonNull<Inner<T>>,
+    _owns: PhantomData<Inner<T>>,
+}
+
+/// A node's allocation: the count of handles, then the contents. Unlike
+/// `Arc` there is no weak count: nodes are never observed weakly, so every
+/// handle is 8 bytes lighter and dropping one is a single decrement.
+#[repr(C)]
+struct Inner<T> {
+    strong: AtomicUsize,
+    value: T,
+}
+
+// SAFETY: as `Arc<T>`: handles on several threads share `T` (`Sync`) and the
+// last one drops it wherever it is (`Send`).
+unsafe impl<T: Send + Sync> Send for Node<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send + Sync> Sync for Node<T> {}
+
+impl<T: RefUnwindSafe> UnwindSafe for Node<T> {}
+
+/// Frees a node whose count reached zero (the per-type part of a release).
+unsafe fn free<T>(ptr: *mut ()) {
+    // SAFETY: `ptr` is the node's allocation, from `Box::into_raw` in
+    // `Node::new`, and nothing refers to it any more.
+    drop(unsafe { Box::from_raw(ptr.cast::<Inner<T>>()) });
+}
 
 impl<T> Node<T> {
     /// Allocates a new node.
     #[inline]
     pub fn new(value: T) -> Self {
-        Node(ManuallyDrop::new(Arc::new(value)))
+        let inner = Box::new(Inner {
+            strong: AtomicUsize::new(1),
+            value,
+        });
+        Node {
+            // SAFETY: `Box::into_raw` is never null.
+            ptr: unsafe { NonNull::new_unchecked(Box::into_raw(inner)) },
+            _owns: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn inner(&self) -> &Inner<T> {
+        // SAFETY: a handle keeps its node alive.
+        unsafe { self.ptr.as_ref() }
     }
 
     /// Pointer identity: `true` when both handles refer to the same node.
     /// One comparison, no reference-count traffic.
     #[inline]
     pub fn same_as(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        self.ptr == other.ptr
     }
 
     /// The node's address, usable as an identity key for the node's lifetime.
     #[inline]
     pub fn addr(&self) -> usize {
-        Arc::as_ptr(&self.0) as usize
+        &self.inner().value as *const T as usize
     }
 
     /// How many handles share this node.
     #[inline]
     pub fn strong_count(&self) -> usize {
-        Arc::strong_count(&self.0)
+        self.inner().strong.load(Ordering::Acquire)
     }
 
     /// `true` when this handle is the only one, so nothing else can observe a mutation.
     #[inline]
     pub fn is_unique(&mut self) -> bool {
-        Arc::get_mut(&mut self.0).is_some()
+        self.strong_count() == 1
     }
 
     /// Mutable access when this handle is the only one (no copy, no allocation).
     #[inline]
     pub fn get_mut(&mut self) -> Option<&mut T> {
-        Arc::get_mut(&mut self.0)
+        if self.is_unique() {
+            // SAFETY: the only handle, borrowed mutably: nothing else can see the node.
+            Some(unsafe { &mut (*self.ptr.as_ptr()).value })
+        } else {
+            None
+        }
     }
 
     /// Copy-on-write access (TIR's `CopyOnWrite`): mutates in place when this
@@ -89,13 +137,17 @@ impl<T> Node<T> {
     where
         T: Clone,
     {
-        Arc::make_mut(&mut self.0)
+        if !self.is_unique() {
+            *self = Node::new((**self).clone());
+        }
+        // SAFETY: unique now: either it was, or it is a fresh copy.
+        unsafe { &mut (*self.ptr.as_ptr()).value }
     }
 
     /// Replaces the contents in place when unique, or allocates a new node when shared.
     /// Returns `true` when the existing allocation was reused.
     pub fn replace(&mut self, value: T) -> bool {
-        match Arc::get_mut(&mut self.0) {
+        match self.get_mut() {
             Some(slot) => {
                 *slot = value;
                 true
@@ -112,21 +164,30 @@ impl<T> Deref for Node<T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        &self.0
+        &self.inner().value
     }
 }
 
 impl<T> AsRef<T> for Node<T> {
     #[inline]
     fn as_ref(&self) -> &T {
-        &self.0
+        self
     }
 }
 
 impl<T> Clone for Node<T> {
     #[inline]
     fn clone(&self) -> Self {
-        Node(self.0.clone())
+        let old = self.inner().strong.fetch_add(1, Ordering::Relaxed);
+        if old > isize::MAX as usize {
+            // As `Arc`: billions of handles to one node mean a leak loop; a
+            // wrapped count would free a node still in use.
+            std::process::abort();
+        }
+        Node {
+            ptr: self.ptr,
+            _owns: PhantomData,
+        }
     }
 }
 
@@ -152,14 +213,14 @@ impl<T: fmt::Display> fmt::Display for Node<T> {
 impl<T> Drop for Node<T> {
     #[inline]
     fn drop(&mut self) {
-        if Arc::strong_count(&self.0) != 1 {
-            // Not the last handle: only a counter decrement, never recursion.
-            // SAFETY: `self.0` is not used again.
-            unsafe { ManuallyDrop::drop(&mut self.0) };
+        if self.inner().strong.fetch_sub(1, Ordering::Release) != 1 {
             return;
         }
-        // SAFETY: `self.0` is not used again.
-        let arc = unsafe { ManuallyDrop::take(&mut self.0) };
-        deep_drop::release(arc);
+        // The last handle: see every other thread's writes before freeing.
+        fence(Ordering::Acquire);
+        deep_drop::release_raw(deep_drop::Parked {
+            ptr: self.ptr.as_ptr().cast(),
+            release: free::<T>,
+        });
     }
 }

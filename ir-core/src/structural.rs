@@ -2,34 +2,78 @@
 //! rules of TVM's `structural_equal` / `structural_hash`. `#[derive(StructuralEq)]`
 //! implements [`StructuralEq`] for node structs and families.
 //!
-//! * Binders (fields typed `Node<Kind>` of a `#[ir(def)]` kind: let variables,
-//!   parameters) are matched by position; names never matter.
-//! * A use of a variable bound on the left must be the variable bound at the
-//!   same place on the right. Free variables are equal only if they are the
-//!   same node, unless `map_free_vars` matches them by first encounter.
-//! * `#[ir(graph)]` kinds are tracked by identity: once a left node matched a
-//!   right node it must always match that node, so sharing is observable (a DAG
-//!   is not equal to its unfolded tree), and a shared node is compared once.
-//! * Other kinds are compared field by field; skipped fields with `==`, unless
-//!   marked `#[ir(skip, eq = false)]` (spans, name hints).
+//! # Which fields count
 //!
-//! Hashing agrees with equality: binders and graph nodes hash by their
-//! position of first encounter, never by address (free variables without
-//! `map_free_vars` excepted, as their equality is identity).
+//! | field | kind of the node | compared and hashed |
+//! |---|---|---|
+//! | child (not `#[ir(skip)]`) | any | always, structurally |
+//! | `#[ir(skip)]` data | an ordinary kind | yes, with `==` and `Hash` |
+//! | `#[ir(skip)]` data | a variable kind (`#[ir(def)]` on its variant) | no: a variable is its binding site; names never matter |
+//! | `#[ir(skip, eq = false)]` | any | no (spans, name hints) |
+//! | `#[ir(skip, eq = true)]` | any | yes (a variable's dtype, say) |
+//!
+//! # Which nodes correspond
+//!
+//! * **Binders** (fields typed `Node<Kind>` of a `#[ir(def)]` kind: let
+//!   variables, parameters) are matched by position: the first time a left
+//!   binder meets a right binder they correspond, for the rest of the
+//!   comparison (TVM's rule: a definition site corresponds to one definition
+//!   site, so a shared subterm that *defines* variables differs from two
+//!   copies of it).
+//! * A **use** of a variable bound on the left must be the variable bound at
+//!   the same place on the right. **Free** variables are equal only if they
+//!   are the same node, unless `map_free_vars` matches them by first encounter.
+//! * **`#[ir(graph)]` kinds** are tracked by identity: once a left node
+//!   matched a right node it must always match that node, so sharing is
+//!   observable (a DAG differs from its unfolded tree), as in TVM.
+//! * **Other kinds** are compared field by field, and sharing them is not
+//!   observable: a DAG of them equals its unfolded tree.
+//!
+//! # Cost on DAGs
+//!
+//! Both take time linear in the distinct nodes, not in the paths, for every
+//! kind: `e = e + e` sixty-four times compares and hashes at once.
+//!
+//! * Equality records each pair of nodes found equal where one side is
+//!   shared, and answers again from that record. This is sound for any
+//!   subterm, closed or not: the correspondences above only ever grow, so a
+//!   pair equal once stays equal (and the first difference ends the check).
+//! * Hashing is a Merkle hash: each node's hash is computed from its fields
+//!   and its children's hashes. The hash of a shared node is reused when its
+//!   computation numbered nothing new (no binder, no graph node, no free
+//!   variable met for the first time), i.e. for a subterm that is closed in
+//!   that sense; that covers shared expressions over variables bound outside
+//!   them. A shared subterm that defines variables or holds graph nodes is
+//!   hashed again where it recurs (once more: the second time it numbers
+//!   nothing new), so the cost stays linear for the usual DAGs.
+//!
+//! Hashes never depend on addresses: a program built twice hashes the same,
+//! free variables included, in both modes.
 
 use std::hash::{Hash, Hasher};
 
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
-use crate::spine::AsKind;
-use crate::{Family, Node};
+use crate::Node;
+use crate::driver::Spine;
 
 /// Structural equality and hashing under [`EqState`]/[`HashState`].
 pub trait StructuralEq {
     /// `true` when `self` and `other` are structurally equal.
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool;
     /// Feeds `self` into the hash.
-    fn struct_hash(&self, hasher: &mut HashState);
+    fn struct_hash(&self, hasher: &mut HashState<'_>);
+    /// As [`StructuralEq::struct_eq`], for the node of a variable
+    /// (`#[ir(def)]`) kind: data fields count only if marked `eq = true`.
+    #[inline]
+    fn struct_eq_var(&self, other: &Self, eq: &mut EqState) -> bool {
+        self.struct_eq(other, eq)
+    }
+    /// As [`StructuralEq::struct_hash`], for the node of a variable kind.
+    #[inline]
+    fn struct_hash_var(&self, hasher: &mut HashState<'_>) {
+        self.struct_hash(hasher)
+    }
 }
 
 /// How a kind's nodes are compared (its `#[ir(...)]` on the family variant).
@@ -50,7 +94,7 @@ pub trait KindEq: Sized {
     /// Compares two handles found in typed fields.
     fn node_eq(a: &Node<Self>, b: &Node<Self>, eq: &mut EqState) -> bool;
     /// Hashes a handle found in a typed field.
-    fn node_hash(a: &Node<Self>, hasher: &mut HashState);
+    fn node_hash(a: &Node<Self>, hasher: &mut HashState<'_>);
 }
 
 /// Whether `a` and `b` are structurally equal; free variables must be the same nodes.
@@ -66,16 +110,26 @@ pub fn structural_eq_map_free_vars<T: StructuralEq + ?Sized>(a: &T, b: &T) -> bo
 
 /// A structural hash: equal under [`structural_eq`] implies equal hashes.
 pub fn structural_hash<T: StructuralEq + ?Sized>(a: &T) -> u64 {
-    let mut h = HashState::new(false);
-    a.struct_hash(&mut h);
-    h.finish()
+    hash_with(a, false)
 }
 
 /// A structural hash agreeing with [`structural_eq_map_free_vars`].
 pub fn structural_hash_map_free_vars<T: StructuralEq + ?Sized>(a: &T) -> u64 {
-    let mut h = HashState::new(true);
+    hash_with(a, true)
+}
+
+fn hash_with<T: StructuralEq + ?Sized>(a: &T, map_free_vars: bool) -> u64 {
+    let mut ctx = HashCtx {
+        map_free_vars,
+        ids: FxHashMap::default(),
+        cache: FxHashMap::default(),
+    };
+    let mut h = HashState {
+        hasher: FxHasher::default(),
+        ctx: &mut ctx,
+    };
     a.struct_hash(&mut h);
-    h.finish()
+    h.hasher.finish()
 }
 
 /// The state of one equality check: which left node matched which right node.
@@ -83,6 +137,8 @@ pub struct EqState {
     map_free_vars: bool,
     left_to_right: FxHashMap<usize, usize>,
     right_to_left: FxHashMap<usize, usize>,
+    /// Pairs of structurally compared nodes, one of them shared, found equal.
+    equal_pairs: FxHashSet<(usize, usize)>,
 }
 
 impl EqState {
@@ -92,6 +148,7 @@ impl EqState {
             map_free_vars,
             left_to_right: FxHashMap::default(),
             right_to_left: FxHashMap::default(),
+            equal_pairs: FxHashSet::default(),
         }
     }
 
@@ -108,6 +165,24 @@ impl EqState {
         self.right_to_left.insert(r, l);
     }
 
+    /// Whether a pair of structurally compared nodes is already known equal,
+    /// or the same node; `None` when it must be compared.
+    #[inline]
+    fn known_structural<K>(&self, a: &Node<K>, b: &Node<K>) -> Option<bool> {
+        if !self.map_free_vars && a.same_as(b) {
+            return Some(true);
+        }
+        let shared = a.strong_count() > 1 || b.strong_count() > 1;
+        (shared && self.equal_pairs.contains(&(a.addr(), b.addr()))).then_some(true)
+    }
+
+    #[inline]
+    fn remember_structural<K>(&mut self, a: &Node<K>, b: &Node<K>) {
+        if a.strong_count() > 1 || b.strong_count() > 1 {
+            self.equal_pairs.insert((a.addr(), b.addr()));
+        }
+    }
+
     /// A node of a structurally compared kind.
     #[inline]
     pub fn structural<K>(
@@ -116,7 +191,14 @@ impl EqState {
         b: &Node<K>,
         fields: impl FnOnce(&mut Self) -> bool,
     ) -> bool {
-        (!self.map_free_vars && a.same_as(b)) || fields(self)
+        if let Some(known) = self.known_structural(a, b) {
+            return known;
+        }
+        let equal = fields(self);
+        if equal {
+            self.remember_structural(a, b);
+        }
+        equal
     }
 
     /// A node of an identity-tracked (`#[ir(graph)]`) kind.
@@ -178,11 +260,21 @@ impl EqState {
     }
 }
 
-/// The state of one structural hash.
-pub struct HashState {
+/// Numbering and cached hashes shared by every node of one hash.
+struct HashCtx {
     map_free_vars: bool,
-    hasher: FxHasher,
+    /// Binders, graph nodes and (when mapped) free variables, by address:
+    /// their number in order of first encounter.
     ids: FxHashMap<usize, u64>,
+    /// Hashes of shared structural nodes whose hashing numbered nothing new.
+    cache: FxHashMap<usize, u64>,
+}
+
+/// The state of one structural hash, at one node: the hash of the node being
+/// fed, and what every node of the hash shares (numbering, cached hashes).
+pub struct HashState<'a> {
+    hasher: FxHasher,
+    ctx: &'a mut HashCtx,
 }
 
 const TAG_NODE: u8 = 1;
@@ -191,19 +283,21 @@ const TAG_DEF: u8 = 3;
 const TAG_BOUND: u8 = 4;
 const TAG_FREE: u8 = 5;
 
-impl HashState {
-    /// A fresh hash.
-    pub fn new(map_free_vars: bool) -> Self {
-        HashState {
-            map_free_vars,
+impl HashState<'_> {
+    /// The hash of one node: `fields` fed into a fresh hasher.
+    #[inline]
+    fn digest(&mut self, fields: impl FnOnce(&mut HashState<'_>)) -> u64 {
+        let mut sub = HashState {
             hasher: FxHasher::default(),
-            ids: FxHashMap::default(),
-        }
+            ctx: &mut *self.ctx,
+        };
+        fields(&mut sub);
+        sub.hasher.finish()
     }
 
     fn first_encounter(&mut self, addr: usize) -> Result<u64, u64> {
-        let next = self.ids.len() as u64;
-        match self.ids.entry(addr) {
+        let next = self.ctx.ids.len() as u64;
+        match self.ctx.ids.entry(addr) {
             std::collections::hash_map::Entry::Occupied(e) => Err(*e.get()),
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(next);
@@ -214,56 +308,80 @@ impl HashState {
 
     /// A node of a structurally compared kind.
     #[inline]
-    pub fn structural<K>(&mut self, _: &Node<K>, fields: impl FnOnce(&mut Self)) {
-        fields(self)
+    pub fn structural<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut HashState<'_>)) {
+        let d = self.structural_digest(a, fields);
+        d.hash(self);
     }
 
-    /// A node of an identity-tracked kind: its contents once, then its position.
-    pub fn graph<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut Self)) {
-        match self.first_encounter(a.addr()) {
-            Ok(_) => {
-                TAG_NODE.hash(self);
-                fields(self);
-            }
-            Err(id) => {
-                TAG_REF.hash(self);
-                id.hash(self);
-            }
+    fn structural_digest<K>(
+        &mut self,
+        a: &Node<K>,
+        fields: impl FnOnce(&mut HashState<'_>),
+    ) -> u64 {
+        let shared = a.strong_count() > 1;
+        if shared && let Some(&d) = self.ctx.cache.get(&a.addr()) {
+            return d;
         }
+        let numbered = self.ctx.ids.len();
+        let d = self.digest(fields);
+        if shared && self.ctx.ids.len() == numbered {
+            self.ctx.cache.insert(a.addr(), d);
+        }
+        d
+    }
+
+    /// A node of an identity-tracked kind: its contents once, then its number.
+    pub fn graph<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut HashState<'_>)) {
+        let d = match self.first_encounter(a.addr()) {
+            Ok(_) => self.digest(|h| {
+                TAG_NODE.hash(h);
+                fields(h)
+            }),
+            Err(id) => self.digest(|h| {
+                TAG_REF.hash(h);
+                id.hash(h)
+            }),
+        };
+        d.hash(self);
     }
 
     /// A binder.
-    pub fn def<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut Self)) {
-        match self.first_encounter(a.addr()) {
-            Ok(_) => {
-                TAG_DEF.hash(self);
-                fields(self);
-            }
-            Err(id) => {
-                TAG_BOUND.hash(self);
-                id.hash(self);
-            }
-        }
+    pub fn def<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut HashState<'_>)) {
+        let d = match self.first_encounter(a.addr()) {
+            Ok(_) => self.digest(|h| {
+                TAG_DEF.hash(h);
+                fields(h)
+            }),
+            Err(id) => self.digest(|h| {
+                TAG_BOUND.hash(h);
+                id.hash(h)
+            }),
+        };
+        d.hash(self);
     }
 
-    /// A use of a variable.
-    pub fn var_use<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut Self)) {
-        if let Some(&id) = self.ids.get(&a.addr()) {
-            TAG_BOUND.hash(self);
-            id.hash(self);
-            return;
-        }
-        TAG_FREE.hash(self);
-        if self.map_free_vars {
-            let _ = self.first_encounter(a.addr());
-            fields(self);
+    /// A use of a variable: bound ones by their binder's number; free ones by
+    /// their contents (and, when mapped, numbered on first encounter).
+    pub fn var_use<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut HashState<'_>)) {
+        let d = if let Some(&id) = self.ctx.ids.get(&a.addr()) {
+            self.digest(|h| {
+                TAG_BOUND.hash(h);
+                id.hash(h)
+            })
         } else {
-            a.addr().hash(self);
-        }
+            if self.ctx.map_free_vars {
+                let _ = self.first_encounter(a.addr());
+            }
+            self.digest(|h| {
+                TAG_FREE.hash(h);
+                fields(h)
+            })
+        };
+        d.hash(self);
     }
 }
 
-impl Hasher for HashState {
+impl Hasher for HashState<'_> {
     #[inline]
     fn finish(&self) -> u64 {
         self.hasher.finish()
@@ -271,6 +389,10 @@ impl Hasher for HashState {
     #[inline]
     fn write(&mut self, bytes: &[u8]) {
         self.hasher.write(bytes)
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.hasher.write_u8(i)
     }
     #[inline]
     fn write_u64(&mut self, i: u64) {
@@ -288,7 +410,7 @@ impl<K: KindEq> StructuralEq for Node<K> {
         crate::stack::guarded(|| K::node_eq(self, other, eq))
     }
     #[inline]
-    fn struct_hash(&self, hasher: &mut HashState) {
+    fn struct_hash(&self, hasher: &mut HashState<'_>) {
         crate::stack::guarded(|| K::node_hash(self, hasher))
     }
 }
@@ -297,7 +419,7 @@ impl<T: StructuralEq> StructuralEq for [T] {
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.struct_eq(b, eq))
     }
-    fn struct_hash(&self, hasher: &mut HashState) {
+    fn struct_hash(&self, hasher: &mut HashState<'_>) {
         self.len().hash(hasher);
         for x in self {
             x.struct_hash(hasher);
@@ -309,7 +431,7 @@ impl<T: StructuralEq> StructuralEq for Vec<T> {
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.as_slice().struct_eq(other.as_slice(), eq)
     }
-    fn struct_hash(&self, hasher: &mut HashState) {
+    fn struct_hash(&self, hasher: &mut HashState<'_>) {
         self.as_slice().struct_hash(hasher)
     }
 }
@@ -318,7 +440,7 @@ impl<T: StructuralEq, const N: usize> StructuralEq for [T; N] {
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.as_slice().struct_eq(other.as_slice(), eq)
     }
-    fn struct_hash(&self, hasher: &mut HashState) {
+    fn struct_hash(&self, hasher: &mut HashState<'_>) {
         self.as_slice().struct_hash(hasher)
     }
 }
@@ -331,7 +453,7 @@ impl<T: StructuralEq> StructuralEq for Option<T> {
             _ => false,
         }
     }
-    fn struct_hash(&self, hasher: &mut HashState) {
+    fn struct_hash(&self, hasher: &mut HashState<'_>) {
         match self {
             Some(x) => {
                 1u8.hash(hasher);
@@ -346,7 +468,7 @@ impl<T: StructuralEq> StructuralEq for Box<T> {
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         (**self).struct_eq(other, eq)
     }
-    fn struct_hash(&self, hasher: &mut HashState) {
+    fn struct_hash(&self, hasher: &mut HashState<'_>) {
         (**self).struct_hash(hasher)
     }
 }
@@ -357,7 +479,7 @@ macro_rules! tuple_eq {
             fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
                 $( self.$i.struct_eq(&other.$i, eq) )&&+
             }
-            fn struct_hash(&self, hasher: &mut HashState) {
+            fn struct_hash(&self, hasher: &mut HashState<'_>) {
                 $( self.$i.struct_hash(hasher); )+
             }
         }
@@ -368,17 +490,13 @@ tuple_eq!(A 0, B 1);
 tuple_eq!(A 0, B 1, C 2);
 tuple_eq!(A 0, B 1, C 2, D 3);
 
-/// A node struct with a tail field (`#[ir(tail)]`), as compared and hashed
-/// (derived): chains of it are compared in a loop, not by recursion.
-pub trait SpineEq: Sized {
-    /// The tail field's type: the family.
-    type Tail;
+/// A chain node (`#[ir(tail)]`) as compared and hashed (derived): chains are
+/// compared in a loop, not by recursion.
+pub trait SpineEq: Spine {
     /// Compares everything but the tail.
     fn eq_head(&self, other: &Self, eq: &mut EqState) -> bool;
     /// Hashes everything but the tail.
-    fn hash_head(&self, hasher: &mut HashState);
-    /// The tail field.
-    fn tail(&self) -> &Self::Tail;
+    fn hash_head(&self, hasher: &mut HashState<'_>);
 }
 
 /// Compares two tails of kind-`K` nodes, following chains of `K` in a loop.
@@ -386,71 +504,154 @@ pub trait SpineEq: Sized {
 /// its tail is compared rather than after, which no node can observe, since
 /// a node never occurs below itself.
 #[doc(hidden)]
-pub fn __eq_tail<K>(a: &K::Tail, b: &K::Tail, eq: &mut EqState) -> bool
+pub fn __eq_tail<K>(a: &K::Family, b: &K::Family, eq: &mut EqState) -> bool
 where
     K: SpineEq + KindEq,
-    K::Tail: StructuralEq + Family + AsKind<K>,
+    K::Family: StructuralEq,
 {
     let (mut ta, mut tb) = (a, b);
-    loop {
-        let (Some(na), Some(nb)) = (ta.as_kind(), tb.as_kind()) else {
-            return ta.struct_eq(tb, eq);
+    // Structural links found equal are remembered once the chain is done.
+    let mut pending: Vec<(&Node<K>, &Node<K>)> = Vec::new();
+    let equal = loop {
+        let (Some(na), Some(nb)) = (K::downcast(ta), K::downcast(tb)) else {
+            break ta.struct_eq(tb, eq);
         };
         match K::MODE {
-            Mode::Def => return ta.struct_eq(tb, eq),
+            Mode::Def => break ta.struct_eq(tb, eq),
             Mode::Structural => {
-                if !eq.map_free_vars && na.same_as(nb) {
-                    return true;
+                if let Some(known) = eq.known_structural(na, nb) {
+                    break known;
                 }
+                pending.push((na, nb));
             }
             Mode::Graph => {
                 let (l, r) = (na.addr(), nb.addr());
                 if let Some(known) = eq.mapped(l, r) {
-                    return known;
+                    break known;
                 }
                 eq.record(l, r);
                 if !eq.map_free_vars && l == r {
-                    return true;
+                    break true;
                 }
             }
         }
         if !na.eq_head(nb, eq) {
-            return false;
+            break false;
         }
         ta = na.tail();
         tb = nb.tail();
+    };
+    if equal {
+        for (na, nb) in pending {
+            eq.remember_structural(na, nb);
+        }
     }
+    equal
 }
 
 /// Hashes the tail of a kind-`K` node, following chains of `K` in a loop;
 /// the same hash as the recursive walk.
 #[doc(hidden)]
-pub fn __hash_tail<K>(t: &K::Tail, hasher: &mut HashState)
+pub fn __hash_tail<K>(t: &K::Family, hasher: &mut HashState<'_>)
 where
     K: SpineEq + KindEq,
-    K::Tail: StructuralEq + Family + AsKind<K>,
+    K::Family: StructuralEq,
 {
+    // Each link's hash needs its tail's, so the links' hashers wait on a
+    // stack, filled in order (binders and graph nodes are numbered as the
+    // recursion would), and finish from the bottom up. A family value feeds
+    // its parent its kind's index, then its node's hash.
+    struct Open<'n, K> {
+        hasher: FxHasher,
+        node: &'n Node<K>,
+        numbered: usize,
+    }
+    let mut open: Vec<Open<'_, K>> = Vec::new();
     let mut t = t;
-    loop {
-        let Some(n) = t.as_kind() else {
-            return t.struct_hash(hasher);
-        };
+    // What ends the chain: a value hashed as usual, or a link known already.
+    let end: Result<&K::Family, u64> = loop {
+        let Some(n) = K::downcast(t) else { break Ok(t) };
         match K::MODE {
-            Mode::Def => return t.struct_hash(hasher),
-            Mode::Structural => t.kind_index().hash(hasher),
+            Mode::Def => break Ok(t),
+            Mode::Structural => {
+                if n.strong_count() > 1
+                    && let Some(&cached) = hasher.ctx.cache.get(&n.addr())
+                {
+                    break Err(cached);
+                }
+            }
             Mode::Graph => {
-                t.kind_index().hash(hasher);
-                match hasher.first_encounter(n.addr()) {
-                    Ok(_) => TAG_NODE.hash(hasher),
-                    Err(id) => {
-                        TAG_REF.hash(hasher);
-                        id.hash(hasher);
-                        return;
-                    }
+                if let Err(id) = hasher.first_encounter(n.addr()) {
+                    break Err(hasher.digest(|h| {
+                        TAG_REF.hash(h);
+                        id.hash(h)
+                    }));
                 }
             }
         }
-        n.hash_head(hasher);
+        let numbered = hasher.ctx.ids.len() - usize::from(K::MODE == Mode::Graph);
+        let mut sub = HashState {
+            hasher: FxHasher::default(),
+            ctx: &mut *hasher.ctx,
+        };
+        if K::MODE == Mode::Graph {
+            TAG_NODE.hash(&mut sub);
+        }
+        n.hash_head(&mut sub);
+        open.push(Open {
+            hasher: sub.hasher,
+            node: n,
+            numbered,
+        });
         t = n.tail();
+    };
+    // The value below the deepest open link (or below the caller's node).
+    let mut below = match open.pop() {
+        None => {
+            match end {
+                Ok(t) => t.struct_hash(hasher),
+                Err(d) => {
+                    K::INDEX.hash(hasher);
+                    d.hash(hasher);
+                }
+            }
+            return;
+        }
+        Some(mut deepest) => {
+            let mut state = HashState {
+                hasher: deepest.hasher,
+                ctx: &mut *hasher.ctx,
+            };
+            match end {
+                Ok(t) => t.struct_hash(&mut state),
+                Err(d) => {
+                    K::INDEX.hash(&mut state);
+                    d.hash(&mut state);
+                }
+            }
+            deepest.hasher = state.hasher;
+            deepest
+        }
+    };
+    loop {
+        let d = below.hasher.finish();
+        if K::MODE == Mode::Structural
+            && below.node.strong_count() > 1
+            && hasher.ctx.ids.len() == below.numbered
+        {
+            hasher.ctx.cache.insert(below.node.addr(), d);
+        }
+        match open.pop() {
+            Some(mut above) => {
+                K::INDEX.hash(&mut above.hasher);
+                d.hash(&mut above.hasher);
+                below = above;
+            }
+            None => {
+                K::INDEX.hash(hasher);
+                d.hash(hasher);
+                return;
+            }
+        }
     }
 }

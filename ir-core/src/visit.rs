@@ -10,7 +10,7 @@
 
 use std::ops::ControlFlow;
 
-use crate::Node;
+use crate::{ChildType, Family, Node};
 
 /// The result type of a visitor: `()` for visitors that always finish, or
 /// [`ControlFlow`] / [`Result`] for visitors that may stop early.
@@ -85,24 +85,26 @@ macro_rules! try_visit {
 /// Default recursion of a visitor.
 ///
 /// * On a node struct (derived): visit every child, in field declaration order.
+///   A struct with an `#[ir(tail)]` field (a let's body) walks the chain that
+///   field continues in a loop (see [`crate::driver`]), with the same result.
 /// * On a family enum (derived): dispatch to the hook of the node's kind.
 ///
 /// Hooks call it explicitly: `call.walk(self)`.
-pub trait Walk<V, R> {
+pub trait Walk<V: ?Sized, R> {
     /// Visits what this value contains (or dispatches, for a family).
     fn walk(&self, visitor: &mut V) -> R;
 }
 
 /// How a value is visited where it appears as a *field*: a family value goes
 /// through the visitor's entry hook, a `Node<Kind>` through its kind's typed
-/// hook, a plain derived struct is walked, and containers visit each element.
+/// hook, a derived struct is walked, and containers visit each element.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be visited as a child by `{V}`",
     label = "not a child node type for this visitor",
     note = "children are family enums, `Node<Kind>` handles, derived structs, and Vec/Option/Box/tuples/arrays of them",
     note = "a family whose kinds contain other families needs `#[ir(uses(...))]` so its visitor trait requires theirs"
 )]
-pub trait Visit<V, R> {
+pub trait Visit<V: ?Sized, R> {
     /// Visits `self` in child position.
     fn visit(&self, visitor: &mut V) -> R;
 }
@@ -110,7 +112,7 @@ pub trait Visit<V, R> {
 /// Implemented by `#[derive(Visitable)]` on a family for each of its kinds:
 /// what visiting a field typed `Node<Kind>` means (the kind's definition hook,
 /// or its use hook if the kind has no definition sites).
-pub trait VisitKind<V, R>: Sized {
+pub trait VisitKind<V: ?Sized, R>: Sized {
     /// Visits a handle to this kind found in a typed field.
     fn visit_node(node: &Node<Self>, visitor: &mut V) -> R;
 }
@@ -120,7 +122,7 @@ impl<K> Node<K> {
     /// in field declaration order. (The kind's family ties the result type to
     /// the visitor, so `node.walk(self);` needs no annotation.)
     #[inline]
-    pub fn walk<V, R>(&self, visitor: &mut V) -> R
+    pub fn walk<V: ?Sized, R>(&self, visitor: &mut V) -> R
     where
         K: Walk<V, R> + VisitKind<V, R>,
     {
@@ -128,14 +130,94 @@ impl<K> Node<K> {
     }
 }
 
-impl<V, R, K: VisitKind<V, R>> Visit<V, R> for Node<K> {
+/// The body of every generated default kind hook of a visitor: the node's
+/// default recursion, unless a driver takes the node back (a chain link,
+/// see [`crate::driver`]).
+#[doc(hidden)]
+#[inline]
+pub fn __visit_default<V: ?Sized, R: VisitResult, K: Walk<V, R> + ChildType>(
+    visitor: &mut V,
+    node: &Node<K>,
+) -> R {
+    if K::HAS_TAIL && crate::driver::hand_back(visitor, node.addr()) {
+        return R::output();
+    }
+    (**node).walk(visitor)
+}
+
+/// The body of every generated default entry hook of a visitor: dispatch to
+/// the kind's hook, letting a driver's chain link through (see [`crate::driver`]).
+#[doc(hidden)]
+#[inline]
+pub fn __visit_entry<V: ?Sized, R, F: Walk<V, R> + Family>(visitor: &mut V, node: &F) -> R {
+    if F::ANY_TAIL {
+        crate::driver::pass_through(visitor, node.addr());
+    }
+    node.walk(visitor)
+}
+
+/// The body of a visitor's entry hook that acts *before* walking each node:
+/// runs `before`, then the default dispatch unless `before` says
+/// `ControlFlow::Break(result)`.
+///
+/// Because `before` cannot run code after the walk, a let chain below such
+/// an entry hook is still walked in a loop (see [`crate::driver`]); an entry
+/// hook written by hand that calls `node.walk(self)` gets plain recursion,
+/// as its code after the walk must run in order.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use ir_core::prelude::*;
+///
+/// #[derive(Clone, Visitable)]
+/// struct Lit { #[ir(skip)] value: i64 }
+/// #[derive(Clone, Visitable)]
+/// struct Let { value: Expr, #[ir(tail)] body: Expr }
+/// #[derive(Clone, Visitable)]
+/// enum Expr { Lit(Node<Lit>), Let(Node<Let>) }
+///
+/// struct CountNodes(usize);
+/// impl ExprVisitor for CountNodes {
+///     fn visit_expr(&mut self, e: &Expr) {
+///         ir_core::visit_preorder(self, e, |pass, _| {
+///             pass.0 += 1;
+///             ControlFlow::Continue(())
+///         })
+///     }
+/// }
+///
+/// let mut e = Expr::from(Lit { value: 0 });
+/// for i in 0..1_000_000 {
+///     e = Let { value: Lit { value: i }.into(), body: e }.into();
+/// }
+/// let mut count = CountNodes(0);
+/// count.visit_expr(&e);
+/// assert_eq!(count.0, 2_000_001);
+/// ```
+#[inline]
+pub fn visit_preorder<V, R, F>(
+    visitor: &mut V,
+    node: &F,
+    before: impl FnOnce(&mut V, &F) -> ControlFlow<R>,
+) -> R
+where
+    V: ?Sized,
+    F: Walk<V, R> + Family,
+{
+    if let ControlFlow::Break(r) = before(visitor, node) {
+        return r;
+    }
+    __visit_entry(visitor, node)
+}
+
+impl<V: ?Sized, R, K: VisitKind<V, R>> Visit<V, R> for Node<K> {
     #[inline]
     fn visit(&self, visitor: &mut V) -> R {
         crate::stack::guarded(|| K::visit_node(self, visitor))
     }
 }
 
-impl<V, R: VisitResult, T: Visit<V, R>> Visit<V, R> for [T] {
+impl<V: ?Sized, R: VisitResult, T: Visit<V, R>> Visit<V, R> for [T] {
     #[inline]
     fn visit(&self, visitor: &mut V) -> R {
         for item in self {
@@ -145,21 +227,21 @@ impl<V, R: VisitResult, T: Visit<V, R>> Visit<V, R> for [T] {
     }
 }
 
-impl<V, R: VisitResult, T: Visit<V, R>> Visit<V, R> for Vec<T> {
+impl<V: ?Sized, R: VisitResult, T: Visit<V, R>> Visit<V, R> for Vec<T> {
     #[inline]
     fn visit(&self, visitor: &mut V) -> R {
         self.as_slice().visit(visitor)
     }
 }
 
-impl<V, R: VisitResult, T: Visit<V, R>, const N: usize> Visit<V, R> for [T; N] {
+impl<V: ?Sized, R: VisitResult, T: Visit<V, R>, const N: usize> Visit<V, R> for [T; N] {
     #[inline]
     fn visit(&self, visitor: &mut V) -> R {
         self.as_slice().visit(visitor)
     }
 }
 
-impl<V, R: VisitResult, T: Visit<V, R>> Visit<V, R> for Option<T> {
+impl<V: ?Sized, R: VisitResult, T: Visit<V, R>> Visit<V, R> for Option<T> {
     #[inline]
     fn visit(&self, visitor: &mut V) -> R {
         match self {
@@ -169,7 +251,7 @@ impl<V, R: VisitResult, T: Visit<V, R>> Visit<V, R> for Option<T> {
     }
 }
 
-impl<V, R, T: Visit<V, R>> Visit<V, R> for Box<T> {
+impl<V: ?Sized, R, T: Visit<V, R>> Visit<V, R> for Box<T> {
     #[inline]
     fn visit(&self, visitor: &mut V) -> R {
         (**self).visit(visitor)
@@ -178,7 +260,7 @@ impl<V, R, T: Visit<V, R>> Visit<V, R> for Box<T> {
 
 macro_rules! tuple_visit {
     ($($t:ident $i:tt),+) => {
-        impl<V, R: VisitResult, $($t: Visit<V, R>),+> Visit<V, R> for ($($t,)+) {
+        impl<V: ?Sized, R: VisitResult, $($t: Visit<V, R>),+> Visit<V, R> for ($($t,)+) {
             #[inline]
             fn visit(&self, visitor: &mut V) -> R {
                 $( try_visit!(self.$i.visit(visitor)); )+

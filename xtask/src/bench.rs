@@ -120,7 +120,10 @@ pub fn run(args: &[String]) -> Result<(), String> {
         .position(|a| a == "--only")
         .map(|i| args.get(i + 1).cloned().unwrap_or_default());
     if let Some(section) = &only
-        && !matches!(section.as_str(), "framework" | "relay" | "depth" | "compile")
+        && !matches!(
+            section.as_str(),
+            "framework" | "relay" | "depth" | "compile"
+        )
     {
         return Err(format!(
             "bench: --only takes framework, relay, depth or compile, not {section:?}"

@@ -19,7 +19,7 @@ fn has_children(i: usize) -> bool {
 /// The derived IR, as a user would write it.
 pub fn derived_source() -> String {
     let mut s = String::from(
-        "//! 64 node kinds with the derives.\n\nuse ir_core::{Mutable, Node, Rewrite, Visitable, Walk};\n\n",
+        "//! 64 node kinds with the derives.\n\nuse ir_core::{Mutable, Node, Transformed, Visitable, Walk};\n\n",
     );
     for i in 0..KINDS {
         let _ = write!(
@@ -37,7 +37,7 @@ pub fn derived_source() -> String {
     }
     s.push_str(
         "}\n\nstruct Count(usize);\nimpl ExprVisitor for Count {\n    fn visit_expr(&mut self, e: &Expr) {\n        self.0 += 1;\n        e.walk(self);\n    }\n}\n\n\
-         struct Bump;\nimpl ExprMutator for Bump {\n    fn mutate_k0(&mut self, n: &Node<K0>) -> Rewrite<Expr> {\n        K0 { value: n.value + 1 }.into()\n    }\n}\n\n\
+         struct Bump;\nimpl ExprMutator for Bump {\n    fn mutate_k0(&mut self, n: &Node<K0>) -> Transformed<Expr> {\n        K0 { value: n.value + 1 }.into()\n    }\n}\n\n\
          /// Nodes in `e`.\npub fn count(e: &Expr) -> usize {\n    let mut c = Count(0);\n    c.visit_expr(e);\n    c.0\n}\n\n\
          /// `e` with every `K0` incremented.\npub fn bump(e: &Expr) -> Expr {\n    Bump.mutate_expr(e).unwrap_or_clone(e)\n}\n",
     );

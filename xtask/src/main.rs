@@ -15,8 +15,7 @@ mod bench;
 mod compile_time;
 mod expand;
 
-const USAGE: &str =
-    "usage: cargo xtask <ci | bless | bench [--quick] [--vs-tvm] [--only SECTION] | expand <example | file.rs>>";
+const USAGE: &str = "usage: cargo xtask <ci | bless | bench [--quick] [--vs-tvm] [--only SECTION] | expand <example | file.rs>>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

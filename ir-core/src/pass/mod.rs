@@ -4,14 +4,14 @@
 //!
 //! ```
 //! use ir_core::pass::{FunctionPass, Module, PassContext, PassError, Sequential};
-//! use ir_core::Rewrite;
+//! use ir_core::Transformed;
 //!
 //! // Functions here are plain integers; real ones are IR nodes.
 //! let double = FunctionPass::new("double", 1, |f: &i64, _: &Module<i64>, _: &PassContext<i64>| {
-//!     Ok(Rewrite::Replace(f * 2))
+//!     Ok(Transformed::Replace(f * 2))
 //! });
 //! let reject = FunctionPass::new("reject-big", 1, |f: &i64, _: &Module<i64>, _: &PassContext<i64>| {
-//!     if *f > 10 { Err(PassError::new(format!("{f} is too big"))) } else { Ok(Rewrite::Keep) }
+//!     if *f > 10 { Err(PassError::new(format!("{f} is too big"))) } else { Ok(Transformed::Keep) }
 //! });
 //! let pipeline = Sequential::new("pipeline", vec![Box::new(double), Box::new(reject)]);
 //!

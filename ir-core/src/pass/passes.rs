@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::{Module, PassContext, PassError};
-use crate::Rewrite;
+use crate::Transformed;
 
 /// A pass's name and scheduling facts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,7 @@ pub trait Pass<F>: Send + Sync {
 }
 
 type FunctionFn<F> =
-    dyn Fn(&F, &Module<F>, &PassContext<F>) -> Result<Rewrite<F>, PassError> + Send + Sync;
+    dyn Fn(&F, &Module<F>, &PassContext<F>) -> Result<Transformed<F>, PassError> + Send + Sync;
 
 /// A pass applied to each function on its own, in parallel (rayon) when the
 /// context allows it and there is more than one function.
@@ -58,7 +58,7 @@ impl<F> FunctionPass<F> {
     pub fn new(
         name: impl Into<String>,
         opt_level: u32,
-        body: impl Fn(&F, &Module<F>, &PassContext<F>) -> Result<Rewrite<F>, PassError>
+        body: impl Fn(&F, &Module<F>, &PassContext<F>) -> Result<Transformed<F>, PassError>
         + Send
         + Sync
         + 'static,
@@ -77,20 +77,21 @@ impl<F: Clone + Send + Sync> Pass<F> for FunctionPass<F> {
 
     fn run(&self, module: &Module<F>, ctx: &PassContext<F>) -> Result<Module<F>, PassError> {
         let functions: Vec<(&str, &F)> = module.functions().collect();
-        let apply = |(name, f): &(&str, &F)| -> Result<Rewrite<F>, PassError> {
+        let apply = |(name, f): &(&str, &F)| -> Result<Transformed<F>, PassError> {
             (self.body)(f, module, ctx).map_err(|e| PassError {
                 message: format!("in @{name}: {}", e.message),
                 ..e
             })
         };
-        let results: Vec<Result<Rewrite<F>, PassError>> = if ctx.parallel() && functions.len() > 1 {
-            functions.par_iter().map(apply).collect()
-        } else {
-            functions.iter().map(apply).collect()
-        };
+        let results: Vec<Result<Transformed<F>, PassError>> =
+            if ctx.parallel() && functions.len() > 1 {
+                functions.par_iter().map(apply).collect()
+            } else {
+                functions.iter().map(apply).collect()
+            };
         let mut out = module.clone();
         for ((name, _), result) in functions.iter().zip(results) {
-            if let Rewrite::Replace(new) = result? {
+            if let Transformed::Replace(new) = result? {
                 out.update_function(name, new)
                     .map_err(|e| PassError::new(e.to_string()))?;
             }

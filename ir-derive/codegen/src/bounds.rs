@@ -6,14 +6,24 @@
 //! solver around the `Expr -> Let -> Expr` cycle.
 
 use proc_macro2::TokenStream;
+use quote::ToTokens;
 
-use crate::model::StructModel;
+use crate::model::{FieldModel, StructModel};
 
 /// `impl<...user generics..., extra>` and the user's own type generics.
 pub struct ImplGenerics {
     pub impl_generics: TokenStream,
     pub ty_generics: TokenStream,
     pub where_clause: TokenStream,
+}
+
+/// The struct's generics plus `extra` parameters, with its own where-clause.
+pub fn with_extra(s: &StructModel, extra: &[syn::GenericParam]) -> ImplGenerics {
+    for_struct_filtered(s, extra, |_| false, |_| unreachable_bound(), Vec::new())
+}
+
+fn unreachable_bound() -> syn::WherePredicate {
+    syn::parse_quote!(Self: Sized)
 }
 
 /// Adds `extra` parameters (e.g. `__V, __R: VisitResult`) to the struct's
@@ -23,13 +33,14 @@ pub fn for_struct(
     extra: &[syn::GenericParam],
     bound: impl Fn(&syn::Type) -> syn::WherePredicate,
 ) -> ImplGenerics {
-    for_struct_with(s, extra, bound, Vec::new())
+    for_struct_filtered(s, extra, |_| true, bound, Vec::new())
 }
 
-/// [`for_struct`], with `more` predicates after the per-field ones.
-pub fn for_struct_with(
+/// [`for_struct`] over the children `keep` accepts, with `more` predicates.
+pub fn for_struct_filtered(
     s: &StructModel,
     extra: &[syn::GenericParam],
+    keep: impl Fn(&FieldModel) -> bool,
     bound: impl Fn(&syn::Type) -> syn::WherePredicate,
     more: Vec<syn::WherePredicate>,
 ) -> ImplGenerics {
@@ -38,8 +49,8 @@ pub fn for_struct_with(
     let where_clause = generics.make_where_clause();
     where_clause.predicates.extend(more);
     let mut seen = Vec::<String>::new();
-    for field in s.fields.iter().filter(|f| f.child) {
-        let key = quote::ToTokens::to_token_stream(&field.ty).to_string();
+    for field in s.fields.iter().filter(|f| f.child && keep(f)) {
+        let key = field.ty.to_token_stream().to_string();
         if !seen.contains(&key) {
             seen.push(key);
             where_clause.predicates.push(bound(&field.ty));
@@ -48,10 +59,17 @@ pub fn for_struct_with(
     let (impl_generics, _, where_clause) = generics.split_for_impl();
     let (_, ty_generics, _) = s.generics.split_for_impl();
     ImplGenerics {
-        impl_generics: quote::ToTokens::to_token_stream(&impl_generics),
-        ty_generics: quote::ToTokens::to_token_stream(&ty_generics),
-        where_clause: quote::ToTokens::to_token_stream(&where_clause),
+        impl_generics: impl_generics.to_token_stream(),
+        ty_generics: ty_generics.to_token_stream(),
+        where_clause: where_clause.to_token_stream(),
     }
+}
+
+/// The struct's own where-clause with `more` predicates.
+pub fn where_clause(s: &StructModel, more: Vec<syn::WherePredicate>) -> TokenStream {
+    let mut generics = s.generics.clone();
+    generics.make_where_clause().predicates.extend(more);
+    generics.where_clause.to_token_stream()
 }
 
 /// A bound `#ty: #trait_` spanned on the field type, so an unsatisfied

@@ -46,7 +46,16 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 .fields
                 .into_iter()
                 .enumerate()
-                .map(|(i, f)| field_model(i, f, &type_params))
+                .map(|(i, f)| {
+                    let mut model = field_model(i, f, &type_params);
+                    if model.child && is_plain_data(&model.ty) {
+                        errors.push(not_a_child(&model));
+                        // Generate as if skipped: the error above is the only one.
+                        model.child = false;
+                        model.tail = false;
+                    }
+                    model
+                })
                 .collect();
             Model::Struct(StructModel {
                 krate,
@@ -71,17 +80,20 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 );
             }
             let snake = snake_case(&input.ident.to_string());
+            let variant_count = variants.len();
             let kinds: Vec<KindModel> = variants
                 .into_iter()
                 .filter_map(|v| errors.handle(kind_model(v)))
                 .collect();
-            check_unique_kinds(&kinds, &mut errors);
-            check_hook_names(&snake, &kinds, &mut errors);
+            let kinds = check_unique_kinds(kinds, &mut errors);
+            let kinds = check_hook_names(&snake, kinds, &mut errors);
             Model::Family(FamilyModel {
                 krate,
                 ident: input.ident,
                 vis: input.vis,
                 snake,
+                partial: kinds.len() != variant_count,
+                generic: !input.generics.params.is_empty(),
                 kinds,
                 uses: input.uses.map(|u| u.to_vec()).unwrap_or_default(),
             })
@@ -104,11 +116,60 @@ fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldM
         member,
         ty: field.ty,
         child: !field.skip.is_present(),
-        eq: field.eq.unwrap_or(true),
+        eq: field.eq,
         generic,
         tail: field.tail.is_present() && !field.skip.is_present(),
         span,
     }
+}
+
+/// A type that is certainly not a child: built-in scalars, strings and
+/// references, and containers of only those. (Other types are checked by the
+/// trait system, on the field.)
+fn is_plain_data(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(_) | syn::Type::Ptr(_) | syn::Type::FnPtr(_) => true,
+        syn::Type::Tuple(t) => !t.elems.is_empty() && t.elems.iter().all(is_plain_data),
+        syn::Type::Array(a) => is_plain_data(&a.elem),
+        syn::Type::Slice(a) => is_plain_data(&a.elem),
+        syn::Type::Paren(p) => is_plain_data(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            const SCALARS: &[&str] = &[
+                "bool", "char", "str", "String", "i8", "i16", "i32", "i64", "i128", "isize", "u8",
+                "u16", "u32", "u64", "u128", "usize", "f32", "f64",
+            ];
+            if p.path.segments.len() == 1 && SCALARS.contains(&name.as_str()) {
+                return matches!(last.arguments, syn::PathArguments::None);
+            }
+            if matches!(name.as_str(), "Vec" | "Option" | "Box")
+                && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+                && let Some(syn::GenericArgument::Type(inner)) = args.args.first()
+            {
+                return args.args.len() == 1 && is_plain_data(inner);
+            }
+            false
+        }
+        _ => false,
+    }
+}
+
+fn not_a_child(field: &FieldModel) -> Error {
+    let ty = &field.ty;
+    let name = match &field.member {
+        syn::Member::Named(ident) => format!("`{ident}`"),
+        syn::Member::Unnamed(index) => format!("{}", index.index),
+    };
+    Error::custom(format!(
+        "field {name} of type `{}` is not a child node: children are family enums, \
+         `Node<Kind>` handles, derived structs and containers of them; mark data that is \
+         not a child (names, spans, attributes) with `#[ir(skip)]`",
+        ty.to_token_stream()
+    ))
+    .with_span(ty)
 }
 
 /// `tail` marks one child, the last one: the driver visits the others first,
@@ -219,8 +280,13 @@ fn node_argument(ty: &syn::Type) -> Option<syn::Type> {
     }
 }
 
-fn check_unique_kinds(kinds: &[KindModel], errors: &mut darling::error::Accumulator) {
-    let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
+/// Reports kinds that appear twice, and leaves their repeats out.
+fn check_unique_kinds(
+    kinds: Vec<KindModel>,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<KindModel> {
+    let mut seen: HashMap<String, syn::Ident> = HashMap::new();
+    let mut out = Vec::with_capacity(kinds.len());
     for k in kinds {
         let key = k.ty.to_token_stream().to_string();
         if let Some(first) = seen.get(&key) {
@@ -232,18 +298,27 @@ fn check_unique_kinds(kinds: &[KindModel], errors: &mut darling::error::Accumula
                 .with_span(&k.ty),
             );
         } else {
-            seen.insert(key, &k.variant);
+            seen.insert(key, k.variant.clone());
+            out.push(k);
         }
     }
+    out
 }
 
-fn check_hook_names(family: &str, kinds: &[KindModel], errors: &mut darling::error::Accumulator) {
-    let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
+/// Reports variants whose hooks would collide, and leaves them out.
+fn check_hook_names(
+    family: &str,
+    kinds: Vec<KindModel>,
+    errors: &mut darling::error::Accumulator,
+) -> Vec<KindModel> {
+    let mut seen: HashMap<String, syn::Ident> = HashMap::new();
+    let mut out = Vec::with_capacity(kinds.len());
     for k in kinds {
         let mut names = vec![k.snake.clone()];
         if k.def {
             names.push(format!("{}_def", k.snake));
         }
+        let mut ok = true;
         for name in names {
             if name == family {
                 errors.push(
@@ -254,6 +329,7 @@ fn check_hook_names(family: &str, kinds: &[KindModel], errors: &mut darling::err
                     ))
                     .with_span(&k.variant),
                 );
+                ok = false;
             } else if let Some(first) = seen.get(&name) {
                 errors.push(
                     Error::custom(format!(
@@ -263,9 +339,16 @@ fn check_hook_names(family: &str, kinds: &[KindModel], errors: &mut darling::err
                     ))
                     .with_span(&k.variant),
                 );
-            } else {
-                seen.insert(name, &k.variant);
+                ok = false;
             }
         }
+        if ok {
+            seen.insert(k.snake.clone(), k.variant.clone());
+            if k.def {
+                seen.insert(format!("{}_def", k.snake), k.variant.clone());
+            }
+            out.push(k);
+        }
     }
+    out
 }

@@ -1,8 +1,12 @@
 //! Generated code for a family enum: the visitor, mutator and rewriter traits
 //! with one hook per kind, their dispatch, and the conveniences on the enum.
+//!
+//! Every hook's default body is one call into a generic function of
+//! `ir-core`, so the expansion is a list of small items per kind.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::Derive;
 use crate::model::{FamilyModel, KindModel};
@@ -39,14 +43,25 @@ fn kind_doc(f: &FamilyModel, k: &KindModel, what: &str) -> String {
     )
 }
 
+fn def_hook_doc(k: &KindModel, what: &str) -> String {
+    let ty = &k.ty;
+    format!(
+        "Hook for definition sites of `{}` (fields typed `Node<{}>`, such as a let-bound \
+         variable or a parameter), distinct from uses. Default: {what}.",
+        k.variant,
+        quote!(#ty)
+    )
+}
+
 fn visitor_trait(f: &FamilyModel) -> TokenStream {
     let k = &f.krate;
+    let fallback = f.fallback_arm();
     let (vis, fam) = (&f.vis, &f.ident);
     let trait_name = format_ident!("{}Visitor", fam);
     let entry = format_ident!("visit_{}", f.snake);
     let supers = f.uses.iter().map(|p| {
         let t = sibling_trait(p, "Visitor");
-        quote!(+ #t<R>)
+        quote!(#t<R>)
     });
     let hooks = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
@@ -56,17 +71,13 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             kind,
             "visit its children in field order (`node.walk(self)`)",
         );
+        // Spanned on the kind, where an unsatisfied child bound is reported.
+        let default_body = quote_spanned!(ty.span()=> #k::__visit_default(self, node));
         let def = kind.def.then(|| {
             let def_hook = format_ident!("visit_{}_def", kind.snake);
-            let doc = format!(
-                "Hook for definition sites of `{}` (fields typed `Node<{}>`, such as a let-bound \
-                 variable or a parameter), distinct from uses. Default: visit its children.",
-                kind.variant,
-                quote!(#ty)
-            );
+            let doc = def_hook_doc(kind, "visit its children");
             quote! {
                 #[doc = #doc]
-                #[inline]
                 fn #def_hook(&mut self, node: &#k::Node<#ty>) -> R {
                     #k::Walk::walk(&**node, self)
                 }
@@ -74,9 +85,8 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
         });
         quote! {
             #[doc = #doc]
-            #[inline]
             fn #hook(&mut self, node: &#k::Node<#ty>) -> R {
-                <#ty as #k::spine::VisitDefault<Self, R>>::visit_default(node, self)
+                #default_body
             }
             #def
         }
@@ -94,8 +104,9 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
         };
         quote! {
             #[automatically_derived]
-            impl<__V: #trait_name<__R>, __R: #k::VisitResult> #k::VisitKind<__V, __R> for #ty {
-                #[inline]
+            impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
+                #k::VisitKind<__V, __R> for #ty
+            {
                 fn visit_node(node: &#k::Node<Self>, visitor: &mut __V) -> __R {
                     <__V as #trait_name<__R>>::#hook(visitor, node)
                 }
@@ -111,15 +122,8 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
     );
     let entry_doc = format!(
         "Entry hook for every [`{fam}`]: dispatches to the kind's hook (`node.walk(self)`). \
-         Override it to act on every node (memoize with `VisitedSet`, trace), calling \
-         `node.walk(self)` for the dispatch."
-    );
-    let preorder_doc = format!(
-        "Declares that this pass's entry hook (`{entry}`) does its work before calling \
-         `node.walk(self)` and nothing after it. Kinds with an `#[ir(tail)]` field (a let's \
-         body) then keep walking their chains in a loop even though the entry hook is \
-         overridden (see `ir_core::spine`). Default `false`: an overridden entry hook gets \
-         plain recursion."
+         Override it to act on every node (visit shared nodes once with \
+         `ir_core::visited`, trace), calling `node.walk(self)` for the dispatch."
     );
     let not_impl = format!("`{{Self}}` is not a `{trait_name}`");
     let not_impl_note = format!(
@@ -127,51 +131,40 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
     );
     let uses_note =
         format!("a family whose kinds hold `{fam}` children declares it with `#[ir(uses({fam}))]`");
+    let supers = if f.uses.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(: #(#supers)+*)
+    };
     quote! {
         #[doc = #trait_doc]
         #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
-        #vis trait #trait_name<R: #k::VisitResult = ()>: ::core::marker::Sized #(#supers)* {
-            #[doc = #preorder_doc]
-            const PREORDER_ENTRY: bool = false;
+        #vis trait #trait_name<R: #k::VisitResult = ()> #supers {
             #[doc = #entry_doc]
-            #[inline]
             fn #entry(&mut self, node: &#fam) -> R {
-                if <#fam as #k::spine::HasSpine>::ANY_TAIL {
-                    #k::spine::__entry(self, node);
-                }
-                #k::Walk::walk(node, self)
+                #k::__visit_entry(self, node)
             }
             #(#hooks)*
         }
 
         const _: () = {
             #[automatically_derived]
-            impl<__V: #trait_name<__R>, __R: #k::VisitResult> #k::Walk<__V, __R> for #fam {
-                #[inline]
+            impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
+                #k::Walk<__V, __R> for #fam
+            {
                 fn walk(&self, visitor: &mut __V) -> __R {
-                    if <#fam as #k::spine::HasSpine>::ANY_TAIL
-                        && <__V as #trait_name<__R>>::PREORDER_ENTRY
-                    {
-                        #k::spine::__entry(visitor, self);
-                    }
-                    #k::stack::guarded(|| match self { #(#arms)* })
+                    #k::stack::guarded(|| match self { #(#arms)* #fallback })
                 }
             }
             #[automatically_derived]
-            impl<__V: #trait_name<__R>, __R: #k::VisitResult> #k::Visit<__V, __R> for #fam {
-                #[inline]
+            impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
+                #k::Visit<__V, __R> for #fam
+            {
                 fn visit(&self, visitor: &mut __V) -> __R {
                     <__V as #trait_name<__R>>::#entry(visitor, self)
                 }
             }
             #(#kind_impls)*
-            #[automatically_derived]
-            impl<__F: #k::Family + ::core::clone::Clone + 'static> #trait_name for #k::post_order::Collect<'_, __F> {
-                #[inline]
-                fn #entry(&mut self, node: &#fam) {
-                    self.offer(node)
-                }
-            }
         };
     }
 }
@@ -179,18 +172,25 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
 fn conveniences(f: &FamilyModel) -> TokenStream {
     let k = &f.krate;
     let fam = &f.ident;
+    let fallback = f.fallback_arm();
     let names = f.kinds.iter().map(|kind| kind.variant.to_string());
-    let addr_arms = f.kinds.iter().map(|kind| {
-        let v = &kind.variant;
-        quote!(#fam::#v(n) => n.addr(),)
-    });
-    let count_arms = f.kinds.iter().map(|kind| {
-        let v = &kind.variant;
-        quote!(#fam::#v(n) => n.strong_count(),)
-    });
+    let handle_arms = |method: TokenStream| {
+        let arms = f.kinds.iter().map(move |kind| {
+            let v = &kind.variant;
+            quote!(#fam::#v(n) => n.#method(),)
+        });
+        let fallback = &fallback;
+        quote!(match self { #(#arms)* #fallback })
+    };
+    let addr = handle_arms(quote!(addr));
+    let count = handle_arms(quote!(strong_count));
     let index_arms = f.kinds.iter().enumerate().map(|(i, kind)| {
         let v = &kind.variant;
         quote!(#fam::#v(_) => #i,)
+    });
+    let tails = f.kinds.iter().map(|kind| {
+        let ty = &kind.ty;
+        quote!(|| <#ty as #k::ChildType>::HAS_TAIL)
     });
     let per_kind = f.kinds.iter().enumerate().map(|(i, kind)| {
         let (v, ty) = (&kind.variant, &kind.ty);
@@ -211,17 +211,26 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
                 }
             }
             #[automatically_derived]
-            impl ::core::convert::From<#ty> for #k::Rewrite<#fam> {
-                #[inline]
-                fn from(node: #ty) -> Self {
-                    #k::Rewrite::Replace(#fam::#v(#k::Node::new(node)))
-                }
-            }
-            #[automatically_derived]
             impl #k::NodeKind for #ty {
                 type Family = #fam;
                 const NAME: &'static str = #name;
                 const INDEX: usize = #i;
+                #[inline]
+                #[allow(unreachable_patterns)]
+                fn downcast(value: &#fam) -> ::core::option::Option<&#k::Node<Self>> {
+                    match value {
+                        #fam::#v(n) => ::core::option::Option::Some(n),
+                        _ => ::core::option::Option::None,
+                    }
+                }
+                #[inline]
+                #[allow(unreachable_patterns)]
+                fn downcast_mut(value: &mut #fam) -> ::core::option::Option<&mut #k::Node<Self>> {
+                    match value {
+                        #fam::#v(n) => ::core::option::Option::Some(n),
+                        _ => ::core::option::Option::None,
+                    }
+                }
             }
         }
     });
@@ -234,12 +243,8 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
         quote! {
             #[doc = #as_doc]
             #[inline]
-            #[allow(unreachable_patterns)]
             pub fn #as_fn(&self) -> ::core::option::Option<&#k::Node<#ty>> {
-                match self {
-                    #fam::#v(n) => ::core::option::Option::Some(n),
-                    _ => ::core::option::Option::None,
-                }
+                <#ty as #k::NodeKind>::downcast(self)
             }
             #[doc = #is_doc]
             #[inline]
@@ -248,51 +253,29 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
             }
         }
     });
-    let tails = f.kinds.iter().map(|kind| {
-        let ty = &kind.ty;
-        quote!(|| <#ty as #k::spine::Tail>::HAS_TAIL)
-    });
-    let as_kinds = f.kinds.iter().map(|kind| {
-        let (v, ty) = (&kind.variant, &kind.ty);
-        quote! {
+    quote! {
+        const _: () = {
             #[automatically_derived]
-            impl #k::spine::AsKind<#ty> for #fam {
+            impl #k::Family for #fam {
+                const KIND_NAMES: &'static [&'static str] = &[#(#names),*];
+                const ANY_TAIL: bool = false #(#tails)*;
                 #[inline]
-                #[allow(unreachable_patterns)]
-                fn as_kind(&self) -> ::core::option::Option<&#k::Node<#ty>> {
-                    match self {
-                        #fam::#v(n) => ::core::option::Option::Some(n),
-                        _ => ::core::option::Option::None,
-                    }
+                fn addr(&self) -> usize {
+                    #addr
+                }
+                #[inline]
+                fn strong_count(&self) -> usize {
+                    #count
+                }
+                #[inline]
+                fn kind_index(&self) -> usize {
+                    match self { #(#index_arms)* #fallback }
                 }
             }
-        }
-    });
-    quote! {
-        #[automatically_derived]
-        impl #k::spine::HasSpine for #fam {
-            const ANY_TAIL: bool = false #(#tails)*;
-        }
-        #(#as_kinds)*
-        #[automatically_derived]
-        impl #k::Family for #fam {
-            const KIND_NAMES: &'static [&'static str] = &[#(#names),*];
-            #[inline]
-            fn addr(&self) -> usize {
-                match self { #(#addr_arms)* }
-            }
-            #[inline]
-            fn strong_count(&self) -> usize {
-                match self { #(#count_arms)* }
-            }
-            #[inline]
-            fn kind_index(&self) -> usize {
-                match self { #(#index_arms)* }
-            }
-        }
-        #[automatically_derived]
-        impl #k::ChildType for #fam {}
-        #(#per_kind)*
+            #[automatically_derived]
+            impl #k::ChildType for #fam {}
+            #(#per_kind)*
+        };
         #[automatically_derived]
         impl #fam {
             /// Pointer identity: one comparison, no reference-count traffic.
@@ -317,42 +300,40 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
 
 fn mutator_trait(f: &FamilyModel) -> TokenStream {
     let k = &f.krate;
+    let fallback = f.fallback_arm();
     let (vis, fam) = (&f.vis, &f.ident);
     let trait_name = format_ident!("{}Mutator", fam);
     let entry = format_ident!("mutate_{}", f.snake);
     let supers = f.uses.iter().map(|p| {
         let t = sibling_trait(p, "Mutator");
-        quote!(+ #t)
+        quote!(#t)
     });
     let hooks = f.kinds.iter().map(|kind| {
-        let ty = &kind.ty;
+        let (ty, v) = (&kind.ty, &kind.variant);
         let hook = format_ident!("mutate_{}", kind.snake);
         let doc = kind_doc(
             f,
             kind,
             "mutate its children and rebuild it only if one changed (`node.rebuild(self).into()`)",
         );
+        let default_body = quote_spanned!(ty.span()=> #k::__mutate_default(self, node, #fam::#v));
         let def = kind.def.then(|| {
             let def_hook = format_ident!("mutate_{}_def", kind.snake);
-            let doc = format!(
-                "Hook for definition sites of `{}` (fields typed `Node<{}>`); the result keeps \
-                 the kind. Default: mutate its children, rebuilding only if one changed.",
-                kind.variant,
-                quote!(#ty)
+            let doc = def_hook_doc(
+                kind,
+                "mutate its children, rebuilding only if one changed; the result keeps the kind",
             );
             quote! {
                 #[doc = #doc]
-                #[inline]
-                fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Rewrite<#k::Node<#ty>> {
-                    node.rebuild(self).into_rewrite()
+                fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#k::Node<#ty>> {
+                    #k::__mutate_default_def(self, node)
                 }
             }
         });
         quote! {
             #[doc = #doc]
-            #[inline]
-            fn #hook(&mut self, node: &#k::Node<#ty>) -> #k::Rewrite<#fam> {
-                <#ty as #k::spine::MutateDefault<Self, #fam>>::mutate_default(node, self)
+            fn #hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#fam> {
+                #default_body
             }
             #def
         }
@@ -361,23 +342,39 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         let (variant, hook) = (&kind.variant, format_ident!("mutate_{}", kind.snake));
         quote!(#fam::#variant(n) => <__M as #trait_name>::#hook(mutator, n),)
     });
+    let in_place_arms = f.kinds.iter().map(|kind| {
+        let variant = &kind.variant;
+        quote!(#fam::#variant(n) => #k::driver::node_in_place(n, mutator),)
+    });
     let kind_impls = f.kinds.iter().map(|kind| {
-        let ty = &kind.ty;
-        let body = if kind.def {
+        let (ty, v) = (&kind.ty, &kind.variant);
+        let (copy, in_place) = if kind.def {
             let hook = format_ident!("mutate_{}_def", kind.snake);
-            quote!(<__M as #trait_name>::#hook(mutator, node).into_option())
+            (
+                quote!(<__M as #trait_name>::#hook(mutator, node)),
+                quote!(#k::driver::kind_slot_in_place(node, mutator, <__M as #trait_name>::#hook)),
+            )
         } else {
-            quote!(node.rebuild(mutator).into_rewrite().into_option())
+            (
+                quote!(#k::__mutate_typed(node, mutator)),
+                quote!(#k::driver::node_in_place(node, mutator)),
+            )
         };
         quote! {
             #[automatically_derived]
-            impl<__M: #trait_name> #k::MutateKind<__M> for #ty {
+            impl<__M: #trait_name + ?::core::marker::Sized> #k::MutateKind<__M> for #ty {
+                fn mutate_node(node: &#k::Node<Self>, mutator: &mut __M) -> #k::Transformed<#k::Node<Self>> {
+                    #copy
+                }
+                fn mutate_node_in_place(node: &mut #k::Node<Self>, mutator: &mut __M) -> bool {
+                    #in_place
+                }
+            }
+            #[automatically_derived]
+            impl ::core::convert::From<#ty> for #k::Transformed<#fam> {
                 #[inline]
-                fn mutate_node(
-                    node: &#k::Node<Self>,
-                    mutator: &mut __M,
-                ) -> ::core::option::Option<#k::Node<Self>> {
-                    #body
+                fn from(node: #ty) -> Self {
+                    #k::Transformed::Replace(#fam::#v(#k::Node::new(node)))
                 }
             }
         }
@@ -385,12 +382,13 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     let trait_doc = format!(
         "A copy-on-write pass over [`{fam}`] nodes: one hook per kind, each defaulting to \
          mutating the node's children and rebuilding it only if one changed. A hook returns \
-         `Rewrite::Keep` for \"unchanged\", so an identity pass returns the very same handles \
-         and allocates nothing.\n\nGenerated by `#[derive(Mutable)]`."
+         `Transformed::Keep` for \"unchanged\", so an identity pass returns the very same handles \
+         and allocates nothing. The same pass runs in place when the caller asks for it \
+         (`Mutate::mutate_in_place`, `Node::mutate_in_place`).\n\nGenerated by `#[derive(Mutable)]`."
     );
     let entry_doc = format!(
         "Entry hook for every [`{fam}`]: dispatches to the kind's hook (`node.rebuild(self)`). \
-         Override it to act on every node, e.g. to memoize with `MemoMap`."
+         Override it to act on every node, e.g. to memoize with `ir_core::memoized`."
     );
     let not_impl = format!("`{{Self}}` is not a `{trait_name}`");
     let not_impl_note = format!(
@@ -398,45 +396,45 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     );
     let uses_note =
         format!("a family whose kinds hold `{fam}` children declares it with `#[ir(uses({fam}))]`");
+    let supers = if f.uses.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(: #(#supers)+*)
+    };
     quote! {
         #[doc = #trait_doc]
         #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
-        #vis trait #trait_name: ::core::marker::Sized #(#supers)* {
+        #vis trait #trait_name #supers {
             #[doc = #entry_doc]
-            #[inline]
-            fn #entry(&mut self, node: &#fam) -> #k::Rewrite<#fam> {
-                if <#fam as #k::spine::HasSpine>::ANY_TAIL {
-                    #k::spine::__entry(self, node);
-                }
-                #k::Rebuild::rebuild(node, self)
+            fn #entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
+                #k::__mutate_entry(self, node)
             }
             #(#hooks)*
         }
 
         const _: () = {
-            #k::__assert_family::<#fam>();
             #[automatically_derived]
-            impl<__M: #trait_name> #k::Rebuild<__M> for #fam {
-                #[inline]
-                fn rebuild(&self, mutator: &mut __M) -> #k::Rewrite<Self> {
-                    #k::stack::guarded(|| match self { #(#arms)* })
+            impl<__M: #trait_name + ?::core::marker::Sized> #k::Rebuild<__M> for #fam {
+                fn rebuild(&self, mutator: &mut __M) -> #k::Transformed<Self> {
+                    #k::stack::guarded(|| match self { #(#arms)* #fallback })
+                }
+                fn rebuild_in_place(&mut self, mutator: &mut __M) -> bool {
+                    match self { #(#in_place_arms)* #fallback }
+                }
+                fn node_handle(&self) -> #k::HandleInfo {
+                    #k::__handle(self)
                 }
             }
             #[automatically_derived]
-            impl<__M: #trait_name> #k::Mutate<__M> for #fam {
-                #[inline]
-                fn mutate(&self, mutator: &mut __M) -> ::core::option::Option<Self> {
-                    <__M as #trait_name>::#entry(mutator, self).into_option()
+            impl<__M: #trait_name + ?::core::marker::Sized> #k::Mutate<__M> for #fam {
+                fn mutate(&self, mutator: &mut __M) -> #k::Transformed<Self> {
+                    <__M as #trait_name>::#entry(mutator, self)
+                }
+                fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
+                    #k::stack::guarded(|| #k::driver::slot_in_place(self, mutator))
                 }
             }
             #(#kind_impls)*
-            #[automatically_derived]
-            impl<__F: #k::Family + ::core::clone::Clone + 'static> #trait_name for #k::post_order::Substitute<'_, __F> {
-                #[inline]
-                fn #entry(&mut self, node: &#fam) -> #k::Rewrite<#fam> {
-                    self.lookup(node)
-                }
-            }
         };
     }
 }
@@ -445,22 +443,27 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
     let k = &f.krate;
     let (vis, fam) = (&f.vis, &f.ident);
     let trait_name = format_ident!("{}Rewriter", fam);
+    let mutator = format_ident!("{}Mutator", fam);
     let entry = format_ident!("rewrite_{}", f.snake);
+    let mutator_entry = format_ident!("mutate_{}", f.snake);
+    let supers = f.uses.iter().map(|p| {
+        let t = sibling_trait(p, "Rewriter");
+        quote!(#t)
+    });
     let hooks = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
         let hook = format_ident!("rewrite_{}", kind.snake);
         let doc = format!(
             "Post-order hook for `{fam}::{}`: `pre` is the original node, `post` the node \
              rebuilt from the rewritten children (`pre` itself if none changed). Default: \
-             `Rewrite::Keep`, i.e. `post`.",
+             `Transformed::Keep`, i.e. `post`.",
             kind.variant
         );
         quote! {
             #[doc = #doc]
-            #[inline]
-            fn #hook(&mut self, pre: &#k::Node<#ty>, post: &#k::Node<#ty>) -> #k::Rewrite<#fam> {
+            fn #hook(&mut self, pre: &#k::Node<#ty>, post: &#k::Node<#ty>) -> #k::Transformed<#fam> {
                 let _ = (pre, post);
-                #k::Rewrite::Keep
+                #k::Transformed::Keep
             }
         }
     });
@@ -469,33 +472,38 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
         quote!((#fam::#variant(pre), #fam::#variant(post)) => <__W as #trait_name>::#hook(rewriter, pre, post),)
     });
     let trait_doc = format!(
-        "A post-order rewrite of [`{fam}`] graphs driven by an explicit stack, for dataflow \
-         graphs of any depth (TVM's `ExprRewriter`). Each node is rewritten once, after its \
-         children. Run it with `rewrite_{}`.\n\nGenerated by `#[derive(Mutable)]`.",
-        f.snake
+        "A post-order rewrite of [`{fam}`] graphs (TVM's `ExprRewriter`): each node is \
+         rewritten once, after its children, children of every family the pass rewrites \
+         included. Run it with `{entry}`.\n\nGenerated by `#[derive(Mutable)]`."
     );
-    let entry_doc = "Rewrites `root` bottom-up with this rewriter's hooks, without recursion \
+    let entry_doc = "Rewrites `root` bottom-up with this rewriter's hooks \
                      (`ir_core::post_order::rewrite`).";
+    let supers = if f.uses.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(: #(#supers)+*)
+    };
     quote! {
         #[doc = #trait_doc]
-        #vis trait #trait_name: ::core::marker::Sized {
+        #vis trait #trait_name #supers {
             #[doc = #entry_doc]
             fn #entry(&mut self, root: &#fam) -> #fam {
-                #k::post_order::rewrite(root, self)
+                #k::post_order::rewrite(self, root)
             }
             #(#hooks)*
         }
 
         const _: () = {
             #[automatically_derived]
-            impl<__W: #trait_name> #k::post_order::PostOrder<__W> for #fam {
-                #[inline]
-                #[allow(unreachable_patterns)]
-                fn rewrite_node(pre: &Self, post: &Self, rewriter: &mut __W) -> #k::Rewrite<Self> {
-                    match (pre, post) {
-                        #(#arms)*
-                        _ => #k::Rewrite::Keep,
-                    }
+            impl<__W: #trait_name + ?::core::marker::Sized> #mutator for #k::post_order::PostOrder<'_, __W> {
+                fn #mutator_entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
+                    #k::post_order::__step(self, node, |rewriter, pre, post| {
+                        #[allow(unreachable_patterns)]
+                        match (pre, post) {
+                            #(#arms)*
+                            _ => #k::Transformed::Keep,
+                        }
+                    })
                 }
             }
         };

@@ -1,11 +1,13 @@
-//! Generated code for a node struct: default recursion of visitors and mutators.
+//! Generated code for a node struct: the default recursion of visitors and
+//! mutators (copy-on-write and in place), and for a struct with an
+//! `#[ir(tail)]` field the head/tail split its chains are driven by.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 
 use crate::Derive;
 use crate::bounds::{self, spanned_bound};
-use crate::model::StructModel;
+use crate::model::{FieldModel, StructModel};
 
 pub fn expand(s: &StructModel, which: Derive) -> TokenStream {
     let body = match which {
@@ -15,72 +17,150 @@ pub fn expand(s: &StructModel, which: Derive) -> TokenStream {
     quote! { const _: () = { #body }; }
 }
 
-fn visitable(s: &StructModel) -> TokenStream {
-    let k = &s.krate;
-    let ident = &s.ident;
-    let extra: Vec<syn::GenericParam> = vec![
-        syn::parse_quote!(__V),
-        syn::parse_quote!(__R: #k::VisitResult),
-    ];
-    let g = bounds::for_struct(s, &extra, |ty| {
-        spanned_bound(ty, quote!(#k::Visit<__V, __R>))
-    });
-    let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
+fn children(s: &StructModel) -> impl Iterator<Item = (usize, &FieldModel)> {
+    s.fields.iter().enumerate().filter(|(_, f)| f.child)
+}
 
-    let children: Vec<_> = s.fields.iter().filter(|f| f.child).collect();
-    let visits = children.iter().enumerate().map(|(i, f)| {
+/// `try_visit!(visit(field))` for each child of `fields` but the last, which
+/// gives the result.
+fn visit_sequence<'a>(
+    k: &syn::Path,
+    fields: impl Iterator<Item = &'a FieldModel>,
+    last_is_result: bool,
+) -> TokenStream {
+    let fields: Vec<_> = fields.collect();
+    let n = fields.len();
+    let visits = fields.iter().enumerate().map(|(i, f)| {
         let member = &f.member;
         let call = quote_spanned!(f.span=> #k::Visit::visit(&self.#member, __visitor));
-        if i + 1 == children.len() {
+        if last_is_result && i + 1 == n {
             call
         } else {
             quote!(#k::try_visit!(#call);)
         }
     });
-    let body = if children.is_empty() {
-        quote!(<__R as #k::VisitResult>::output())
+    if n == 0 || !last_is_result {
+        quote!(#(#visits)* <__R as #k::VisitResult>::output())
     } else {
         quote!(#(#visits)*)
-    };
-    let visitor_param = if children.is_empty() {
-        quote!(_)
-    } else {
+    }
+}
+
+fn visitable(s: &StructModel) -> TokenStream {
+    let k = &s.krate;
+    let ident = &s.ident;
+    let (own_impl_g, own_ty_g, own_where) = s.generics.split_for_impl();
+    let extra: Vec<syn::GenericParam> = vec![
+        syn::parse_quote!(__V: ?::core::marker::Sized),
+        syn::parse_quote!(__R: #k::VisitResult),
+    ];
+    let visit_bound = |ty: &syn::Type| spanned_bound(ty, quote!(#k::Visit<__V, __R>));
+    let any_child = children(s).next().is_some();
+    let param = if any_child {
         quote!(__visitor)
+    } else {
+        quote!(_)
+    };
+
+    let (walk, tail_items) = match s.tail() {
+        None => {
+            let g = bounds::for_struct(s, &extra, visit_bound);
+            let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
+            let body = visit_sequence(k, s.fields.iter().filter(|f| f.child), true);
+            let walk = quote! {
+                #[automatically_derived]
+                impl #impl_g #k::Walk<__V, __R> for #ident #ty_g #where_c {
+                    fn walk(&self, #param: &mut __V) -> __R {
+                        #body
+                    }
+                }
+            };
+            (walk, TokenStream::new())
+        }
+        Some(tail) => {
+            let heads = s.fields.iter().filter(|f| f.child && !f.tail);
+            let head_g = bounds::for_struct_filtered(s, &extra, |f| !f.tail, visit_bound, vec![]);
+            let (impl_g, ty_g, head_where) = (
+                &head_g.impl_generics,
+                &head_g.ty_generics,
+                &head_g.where_clause,
+            );
+            let head_body = visit_sequence(k, heads, false);
+            let tail_member = &tail.member;
+            let walk_where = bounds::where_clause(
+                s,
+                vec![
+                    syn::parse_quote!(Self: #k::driver::SpineVisit<__V, __R>),
+                    syn::parse_quote!(<Self as #k::NodeKind>::Family: #k::Visit<__V, __R>),
+                ],
+            );
+            let walk = quote! {
+                #[automatically_derived]
+                impl #impl_g #k::Walk<__V, __R> for #ident #ty_g #walk_where {
+                    fn walk(&self, visitor: &mut __V) -> __R {
+                        #k::driver::walk_chain(self, visitor)
+                    }
+                }
+            };
+            let items = quote! {
+                #[automatically_derived]
+                impl #impl_g #k::driver::SpineVisit<__V, __R> for #ident #ty_g #head_where {
+                    #[allow(unused_variables)]
+                    fn walk_head(&self, __visitor: &mut __V) -> __R {
+                        #head_body
+                    }
+                }
+                #[automatically_derived]
+                impl #own_impl_g #k::driver::Spine for #ident #own_ty_g #own_where {
+                    fn tail(&self) -> &<Self as #k::NodeKind>::Family {
+                        &self.#tail_member
+                    }
+                    fn tail_mut(&mut self) -> &mut <Self as #k::NodeKind>::Family {
+                        &mut self.#tail_member
+                    }
+                }
+            };
+            (walk, items)
+        }
     };
 
     // Non-generic child types are checked at the definition, on the field.
     let mut asserted = Vec::new();
-    let asserts = children.iter().filter(|f| !f.generic).filter_map(|f| {
-        let ty = &f.ty;
-        let key = quote!(#ty).to_string();
-        if asserted.contains(&key) {
-            return None;
-        }
-        asserted.push(key);
-        Some(quote_spanned!(f.span=> #k::__assert_child::<#ty>();))
-    });
-    let asserts: TokenStream = asserts.collect();
-    let (own_impl_g, own_ty_g, own_where) = s.generics.split_for_impl();
-
-    let spine = visit_spine(s);
-    quote! {
-        #spine
-        #[automatically_derived]
-        impl #impl_g #k::Walk<__V, __R> for #ident #ty_g #where_c {
-            #[inline]
-            fn walk(&self, #visitor_param: &mut __V) -> __R {
-                #body
+    let asserts: TokenStream = children(s)
+        .map(|(_, f)| f)
+        .filter(|f| !f.generic)
+        .filter_map(|f| {
+            let ty = &f.ty;
+            let key = quote!(#ty).to_string();
+            if asserted.contains(&key) {
+                return None;
             }
-        }
+            asserted.push(key);
+            Some(quote_spanned!(f.span=> #k::__assert_child::<#ty>();))
+        })
+        .collect();
+    let has_tail = s.tail().map(|_| {
+        quote!(
+            const HAS_TAIL: bool = true;
+        )
+    });
+    let visit_g = bounds::with_extra(s, &extra);
+    let (visit_impl_g, _, _) = (&visit_g.impl_generics, (), ());
+    let ty_g = &visit_g.ty_generics;
+    let visit_where = bounds::where_clause(s, vec![syn::parse_quote!(Self: #k::Walk<__V, __R>)]);
+    quote! {
+        #walk
+        #tail_items
         #[automatically_derived]
-        impl #impl_g #k::Visit<__V, __R> for #ident #ty_g #where_c {
-            #[inline]
+        impl #visit_impl_g #k::Visit<__V, __R> for #ident #ty_g #visit_where {
             fn visit(&self, visitor: &mut __V) -> __R {
                 #k::Walk::walk(self, visitor)
             }
         }
         #[automatically_derived]
-        impl #own_impl_g #k::ChildType for #ident #own_ty_g #own_where {}
+        impl #own_impl_g #k::ChildType for #ident #own_ty_g #own_where {
+            #has_tail
+        }
         #[allow(dead_code)]
         fn __ir_assert_children() {
             #asserts
@@ -88,266 +168,166 @@ fn visitable(s: &StructModel) -> TokenStream {
     }
 }
 
-fn mutable(s: &StructModel) -> TokenStream {
-    let k = &s.krate;
-    let ident = &s.ident;
-    let extra: Vec<syn::GenericParam> = vec![syn::parse_quote!(__M)];
-    let g = bounds::for_struct(s, &extra, |ty| {
-        spanned_bound(ty, quote!(#k::Mutate<__M> + ::core::clone::Clone))
-    });
-    let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
-
-    let children: Vec<_> = s
-        .fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.child)
+/// `let __fN = Mutate::mutate(&self.field, __mutator);` for each child of
+/// `fields`, the test that none changed, and the new contents from them,
+/// with `tail` for the tail field if it is excluded.
+fn rebuild_parts(
+    k: &syn::Path,
+    s: &StructModel,
+    include: impl Fn(&FieldModel) -> bool,
+) -> (TokenStream, TokenStream, TokenStream) {
+    let mutated: Vec<_> = children(s)
+        .filter(|(_, f)| include(f))
         .map(|(i, f)| (format_ident!("__f{}", i), f))
         .collect();
-
-    let body = if children.is_empty() {
-        quote!(::core::option::Option::None)
-    } else {
-        let mutate = children.iter().map(|(var, f)| {
-            let member = &f.member;
-            quote_spanned!(f.span=> let #var = #k::Mutate::mutate(&self.#member, __mutator);)
-        });
-        // With one child, `?` on its result is the whole "unchanged" test.
-        let single = children.len() == 1;
-        let unchanged = children.iter().map(|(var, _)| quote!(#var.is_none()));
-        let early_return = if single {
-            let var = &children[0].0;
-            quote!(let #var = ::core::option::Option::Some(#var?);)
-        } else {
-            quote! {
-                if #(#unchanged)&&* {
-                    return ::core::option::Option::None;
-                }
-            }
-        };
-        let inits = s.fields.iter().enumerate().map(|(i, f)| {
-            let member = &f.member;
-            if f.child {
-                let var = format_ident!("__f{}", i);
-                quote_spanned!(f.span=> #member: #k::__or_clone(#var, &self.#member))
-            } else {
-                quote_spanned!(f.span=> #member: ::core::clone::Clone::clone(&self.#member))
-            }
-        });
-        quote! {
-            #(#mutate)*
-            #early_return
-            ::core::option::Option::Some(Self { #(#inits),* })
-        }
-    };
-    let mutator_param = if children.is_empty() {
-        quote!(_)
-    } else {
-        quote!(__mutator)
-    };
-
-    let spine = mutate_spine(s);
-    quote! {
-        #spine
-        #[automatically_derived]
-        impl #impl_g #k::RebuildFields<__M> for #ident #ty_g #where_c {
-            #[inline]
-            fn rebuild_fields(&self, #mutator_param: &mut __M) -> ::core::option::Option<Self> {
-                #body
-            }
-        }
-        #[automatically_derived]
-        impl #impl_g #k::Mutate<__M> for #ident #ty_g #where_c {
-            #[inline]
-            fn mutate(&self, mutator: &mut __M) -> ::core::option::Option<Self> {
-                #k::RebuildFields::rebuild_fields(self, mutator)
-            }
-        }
-    }
-}
-
-/// `Tail`, the default visitor hook, and for a struct with a tail field the
-/// head/tail split the spine driver walks (`ir_core::spine`).
-fn visit_spine(s: &StructModel) -> TokenStream {
-    let k = &s.krate;
-    let ident = &s.ident;
-    let tail = s.tail();
-    let (_, self_ty_g, _) = s.generics.split_for_impl();
-    let extra: Vec<syn::GenericParam> = vec![
-        syn::parse_quote!(__V),
-        syn::parse_quote!(__R: #k::VisitResult),
-    ];
-    let tail_ty = tail.map(|t| t.ty.clone());
-    let g = bounds::for_struct(s, &extra, |ty| {
-        if tail_ty.as_ref() == Some(ty) {
-            spanned_bound(
-                ty,
-                quote!(#k::Visit<__V, __R> + #k::Family + #k::spine::AsKind<#ident #self_ty_g>),
-            )
-        } else {
-            spanned_bound(ty, quote!(#k::Visit<__V, __R>))
-        }
-    });
-    let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
-    let (own_impl_g, own_ty_g, own_where) = s.generics.split_for_impl();
-    let has_tail = tail.is_some();
-    let tail_impls = tail.map(|t| {
-        let tail_ty = &t.ty;
-        let tail_member = &t.member;
-        let heads = s.fields.iter().filter(|f| f.child && !f.tail).map(|f| {
-            let member = &f.member;
-            quote_spanned!(f.span=> #k::try_visit!(#k::Visit::visit(&self.#member, __visitor));)
-        });
-        quote! {
-            #[automatically_derived]
-            impl #impl_g #k::spine::SpineVisit<__V, __R> for #ident #ty_g #where_c {
-                type Tail = #tail_ty;
-                #[inline]
-                #[allow(unused_variables)]
-                fn walk_head(&self, __visitor: &mut __V) -> __R {
-                    #(#heads)*
-                    <__R as #k::VisitResult>::output()
-                }
-                #[inline]
-                fn tail(&self) -> &#tail_ty {
-                    &self.#tail_member
-                }
-            }
-        }
-    });
-    let body = if has_tail {
-        quote!(#k::spine::__visit_spine(node, visitor))
-    } else {
-        quote!(#k::Walk::walk(&**node, visitor))
-    };
-    quote! {
-        #[automatically_derived]
-        impl #own_impl_g #k::spine::Tail for #ident #own_ty_g #own_where {
-            const HAS_TAIL: bool = #has_tail;
-        }
-        #[automatically_derived]
-        impl #impl_g #k::spine::VisitDefault<__V, __R> for #ident #ty_g #where_c {
-            #[inline]
-            fn visit_default(node: &#k::Node<Self>, visitor: &mut __V) -> __R {
-                #body
-            }
-        }
-        #tail_impls
-    }
-}
-
-/// The default mutator hook, and for a struct with a tail field the
-/// head/tail split the spine driver rebuilds from (`ir_core::spine`).
-fn mutate_spine(s: &StructModel) -> TokenStream {
-    let k = &s.krate;
-    let ident = &s.ident;
-    let (_, self_ty_g, _) = s.generics.split_for_impl();
-    let Some(tail) = s.tail() else {
-        let extra: Vec<syn::GenericParam> = vec![syn::parse_quote!(__M), syn::parse_quote!(__F)];
-        let into: syn::WherePredicate =
-            syn::parse_quote!(#k::Node<#ident #self_ty_g>: ::core::convert::Into<__F>);
-        let g = bounds::for_struct_with(
-            s,
-            &extra,
-            |ty| spanned_bound(ty, quote!(#k::Mutate<__M> + ::core::clone::Clone)),
-            vec![into],
-        );
-        let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
-        return quote! {
-            #[automatically_derived]
-            impl #impl_g #k::spine::MutateDefault<__M, __F> for #ident #ty_g #where_c {
-                #[inline]
-                fn mutate_default(node: &#k::Node<Self>, mutator: &mut __M) -> #k::Rewrite<__F> {
-                    ::core::convert::Into::into(node.rebuild(mutator))
-                }
-            }
-        };
-    };
-    let tail_ty = &tail.ty;
-    let tail_member = &tail.member;
-    let extra: Vec<syn::GenericParam> = vec![syn::parse_quote!(__M)];
-    let g = bounds::for_struct(s, &extra, |ty| {
-        if ty == tail_ty {
-            spanned_bound(
-                ty,
-                quote!(#k::Mutate<__M> + ::core::clone::Clone + #k::Family
-                    + #k::spine::AsKind<#ident #self_ty_g>
-                    + ::core::convert::From<#k::Node<#ident #self_ty_g>>),
-            )
-        } else {
-            spanned_bound(ty, quote!(#k::Mutate<__M> + ::core::clone::Clone))
-        }
-    });
-    let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
-    let heads: Vec<_> = s
-        .fields
-        .iter()
-        .enumerate()
-        .filter(|(_, f)| f.child && !f.tail)
-        .map(|(i, f)| (format_ident!("__f{}", i), f))
-        .collect();
-    let head_types = heads.iter().map(|(_, f)| {
-        let ty = &f.ty;
-        quote!(::core::option::Option<#ty>,)
-    });
-    let head_vars: Vec<_> = heads.iter().map(|(v, _)| v).collect();
-    let mutate_heads = heads.iter().map(|(var, f)| {
+    let lets = mutated.iter().map(|(var, f)| {
         let member = &f.member;
         quote_spanned!(f.span=> let #var = #k::Mutate::mutate(&self.#member, __mutator);)
     });
-    let nones = heads.iter().map(|_| quote!(::core::option::Option::None,));
+    let unchanged = if mutated.is_empty() {
+        quote!(true)
+    } else {
+        let tests = mutated.iter().map(|(var, _)| quote!(#var.is_keep()));
+        quote!(#(#tests)&&*)
+    };
     let inits = s.fields.iter().enumerate().map(|(i, f)| {
         let member = &f.member;
-        if f.tail {
-            quote_spanned!(f.span=> #member: #k::__or_clone(__tail, &self.#member))
-        } else if f.child {
+        if f.child && include(f) {
             let var = format_ident!("__f{}", i);
             quote_spanned!(f.span=> #member: #k::__or_clone(#var, &self.#member))
         } else {
             quote_spanned!(f.span=> #member: ::core::clone::Clone::clone(&self.#member))
         }
     });
-    let unchanged = if heads.is_empty() {
-        quote!(true)
+    (quote!(#(#lets)*), unchanged, quote!(Self { #(#inits),* }))
+}
+
+/// `__changed |= Mutate::mutate_in_place(&mut self.field, __mutator);` for
+/// each child of `fields`.
+fn in_place_parts<'a>(k: &syn::Path, fields: impl Iterator<Item = &'a FieldModel>) -> TokenStream {
+    let steps = fields.map(|f| {
+        let member = &f.member;
+        quote_spanned!(f.span=> __changed |= #k::Mutate::mutate_in_place(&mut self.#member, __mutator);)
+    });
+    quote!(#(#steps)*)
+}
+
+fn mutable(s: &StructModel) -> TokenStream {
+    let k = &s.krate;
+    let ident = &s.ident;
+    let extra: Vec<syn::GenericParam> = vec![syn::parse_quote!(__M: ?::core::marker::Sized)];
+    let mutate_bound =
+        |ty: &syn::Type| spanned_bound(ty, quote!(#k::Mutate<__M> + ::core::clone::Clone));
+    let any_child = children(s).next().is_some();
+    let param = if any_child {
+        quote!(__mutator)
     } else {
-        let tests = head_vars.iter().map(|v| quote!(#v.is_none()));
-        quote!(#(#tests)&&*)
+        quote!(_)
     };
-    quote! {
-        #[automatically_derived]
-        impl #impl_g #k::spine::SpineMutate<__M> for #ident #ty_g #where_c {
-            type Tail = #tail_ty;
-            type Head = (#(#head_types)*);
-            #[inline]
-            #[allow(unused_variables)]
-            fn mutate_head(&self, __mutator: &mut __M) -> ::core::option::Option<Self::Head> {
-                #(#mutate_heads)*
-                if #unchanged {
-                    return ::core::option::Option::None;
+
+    let (rebuild, tail_items) = match s.tail() {
+        None => {
+            let g = bounds::for_struct(s, &extra, mutate_bound);
+            let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
+            let (lets, unchanged, contents) = rebuild_parts(k, s, |_| true);
+            let in_place = in_place_parts(k, s.fields.iter().filter(|f| f.child));
+            let (rebuild_body, in_place_body) = if any_child {
+                (
+                    quote! {
+                        #lets
+                        if #unchanged {
+                            return #k::Transformed::Keep;
+                        }
+                        #k::Transformed::Replace(#contents)
+                    },
+                    quote! {
+                        let mut __changed = false;
+                        #in_place
+                        __changed
+                    },
+                )
+            } else {
+                (quote!(#k::Transformed::Keep), quote!(false))
+            };
+            let rebuild = quote! {
+                #[automatically_derived]
+                impl #impl_g #k::RebuildFields<__M> for #ident #ty_g #where_c {
+                    fn rebuild_fields(&self, #param: &mut __M) -> #k::Transformed<Self> {
+                        #rebuild_body
+                    }
+                    fn rebuild_fields_in_place(&mut self, #param: &mut __M) -> bool {
+                        #in_place_body
+                    }
                 }
-                ::core::option::Option::Some((#(#head_vars,)*))
-            }
-            #[inline]
-            fn tail(&self) -> &#tail_ty {
-                &self.#tail_member
-            }
-            fn assemble(
-                &self,
-                __head: ::core::option::Option<Self::Head>,
-                __tail: ::core::option::Option<#tail_ty>,
-            ) -> Self {
-                let (#(#head_vars,)*) = match __head {
-                    ::core::option::Option::Some(__h) => __h,
-                    ::core::option::Option::None => (#(#nones)*),
-                };
-                Self { #(#inits),* }
-            }
+            };
+            (rebuild, TokenStream::new())
         }
+        Some(tail) => {
+            let head_g = bounds::for_struct_filtered(s, &extra, |f| !f.tail, mutate_bound, vec![]);
+            let (impl_g, ty_g, head_where) = (
+                &head_g.impl_generics,
+                &head_g.ty_generics,
+                &head_g.where_clause,
+            );
+            let (lets, unchanged, contents) = rebuild_parts(k, s, |f| !f.tail);
+            let heads_in_place = in_place_parts(k, s.fields.iter().filter(|f| f.child && !f.tail));
+            let tail_member = &tail.member;
+            let chain_where = bounds::where_clause(
+                s,
+                vec![
+                    syn::parse_quote!(Self: #k::driver::SpineMutate<__M>),
+                    syn::parse_quote!(<Self as #k::NodeKind>::Family:
+                        #k::Mutate<__M> + #k::Rebuild<__M> + ::core::clone::Clone),
+                ],
+            );
+            let rebuild = quote! {
+                #[automatically_derived]
+                impl #impl_g #k::RebuildFields<__M> for #ident #ty_g #chain_where {
+                    fn rebuild_fields(&self, mutator: &mut __M) -> #k::Transformed<Self> {
+                        #k::driver::rebuild_chain(self, mutator)
+                    }
+                    fn rebuild_fields_in_place(&mut self, mutator: &mut __M) -> bool {
+                        let head = #k::driver::SpineMutate::rebuild_head_in_place(self, mutator);
+                        #k::driver::tail_in_place::<__M, Self>(&mut self.#tail_member, mutator) | head
+                    }
+                }
+            };
+            let items = quote! {
+                #[automatically_derived]
+                impl #impl_g #k::driver::SpineMutate<__M> for #ident #ty_g #head_where {
+                    #[allow(unused_variables)]
+                    fn rebuild_head(&self, __mutator: &mut __M) -> #k::Transformed<Self> {
+                        #lets
+                        if #unchanged {
+                            return #k::Transformed::Keep;
+                        }
+                        #k::Transformed::Replace(#contents)
+                    }
+                    #[allow(unused_variables, unused_mut)]
+                    fn rebuild_head_in_place(&mut self, __mutator: &mut __M) -> bool {
+                        let mut __changed = false;
+                        #heads_in_place
+                        __changed
+                    }
+                }
+            };
+            (rebuild, items)
+        }
+    };
+    let mutate_g = bounds::with_extra(s, &extra);
+    let (impl_g, ty_g) = (&mutate_g.impl_generics, &mutate_g.ty_generics);
+    let mutate_where =
+        bounds::where_clause(s, vec![syn::parse_quote!(Self: #k::RebuildFields<__M>)]);
+    quote! {
+        #rebuild
+        #tail_items
         #[automatically_derived]
-        impl #impl_g #k::spine::MutateDefault<__M, #tail_ty> for #ident #ty_g #where_c {
-            #[inline]
-            fn mutate_default(node: &#k::Node<Self>, mutator: &mut __M) -> #k::Rewrite<#tail_ty> {
-                #k::spine::__mutate_spine(node, mutator)
+        impl #impl_g #k::Mutate<__M> for #ident #ty_g #mutate_where {
+            fn mutate(&self, mutator: &mut __M) -> #k::Transformed<Self> {
+                #k::RebuildFields::rebuild_fields(self, mutator)
+            }
+            fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
+                #k::RebuildFields::rebuild_fields_in_place(self, mutator)
             }
         }
     }

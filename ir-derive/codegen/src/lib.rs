@@ -54,9 +54,11 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
             Derive::StructuralEq => expand_eq::for_struct(&s),
             _ => expand_struct::expand(&s, which),
         },
-        // A family with errors generates nothing: a partial family (kinds left
-        // out, names colliding) would only add errors of its own.
-        Some(model::Model::Family(_)) if !errors_empty => TokenStream::new(),
+        // A family with errors still generates its traits for its valid
+        // kinds (the invalid ones are left out of the model), so passes that
+        // use it do not fail as well.
+        // A generic family cannot be named in the generated items at all.
+        Some(model::Model::Family(f)) if f.generic => TokenStream::new(),
         Some(model::Model::Family(f)) => match which {
             Derive::StructuralEq => expand_eq::for_family(&f),
             _ => expand_family::expand(&f, which),

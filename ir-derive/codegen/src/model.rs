@@ -27,8 +27,10 @@ pub struct FieldModel {
     pub member: syn::Member,
     pub ty: syn::Type,
     pub child: bool,
-    /// Compared by structural equality (children always are).
-    pub eq: bool,
+    /// `#[ir(skip, eq = ...)]`: whether a data field counts for structural
+    /// equality (children always do); `None` for the default, which depends on
+    /// the kind (see `ir_core::structural`).
+    pub eq: Option<bool>,
     /// Whether the type mentions one of the struct's type parameters.
     pub generic: bool,
     /// `#[ir(tail)]`: the last child, continuing a chain (see `ir_core::spine`).
@@ -45,6 +47,22 @@ pub struct FamilyModel {
     pub snake: String,
     pub kinds: Vec<KindModel>,
     pub uses: Vec<syn::Path>,
+    /// Some variants were left out for their errors: matches need a fallback
+    /// arm (it never runs, the crate does not compile while the errors stand).
+    pub partial: bool,
+    /// The enum has generic parameters (an error): nothing is generated.
+    pub generic: bool,
+}
+
+impl FamilyModel {
+    /// The arm that completes a match over the variants of a partial family.
+    pub fn fallback_arm(&self) -> proc_macro2::TokenStream {
+        if self.partial {
+            quote::quote!(_ => ::core::unreachable!(),)
+        } else {
+            proc_macro2::TokenStream::new()
+        }
+    }
 }
 
 pub struct KindModel {

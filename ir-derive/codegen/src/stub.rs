@@ -26,7 +26,7 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
     };
     match which {
         Derive::Visitable => {
-            let g = with(quote!(__V, __R: #k::VisitResult));
+            let g = with(quote!(__V: ?::core::marker::Sized, __R: #k::VisitResult));
             quote! {
                 impl #g #k::Walk<__V, __R> for #ident #ty_g #where_c {
                     fn walk(&self, _: &mut __V) -> __R { <__R as #k::VisitResult>::output() }
@@ -34,30 +34,19 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
                 impl #g #k::Visit<__V, __R> for #ident #ty_g #where_c {
                     fn visit(&self, _: &mut __V) -> __R { <__R as #k::VisitResult>::output() }
                 }
-                impl #g #k::spine::VisitDefault<__V, __R> for #ident #ty_g #where_c {
-                    fn visit_default(_: &#k::Node<Self>, _: &mut __V) -> __R {
-                        <__R as #k::VisitResult>::output()
-                    }
-                }
-                impl #impl_g #k::spine::Tail for #ident #ty_g #where_c {
-                    const HAS_TAIL: bool = false;
-                }
+                impl #impl_g #k::ChildType for #ident #ty_g #where_c {}
             }
         }
         Derive::Mutable => {
-            let g = with(quote!(__M));
-            let gf = with(quote!(__M, __F));
+            let g = with(quote!(__M: ?::core::marker::Sized));
             quote! {
                 impl #g #k::RebuildFields<__M> for #ident #ty_g #where_c {
-                    fn rebuild_fields(&self, _: &mut __M) -> ::core::option::Option<Self> { None }
+                    fn rebuild_fields(&self, _: &mut __M) -> #k::Transformed<Self> { #k::Transformed::Keep }
+                    fn rebuild_fields_in_place(&mut self, _: &mut __M) -> bool { false }
                 }
                 impl #g #k::Mutate<__M> for #ident #ty_g #where_c {
-                    fn mutate(&self, _: &mut __M) -> ::core::option::Option<Self> { None }
-                }
-                impl #gf #k::spine::MutateDefault<__M, __F> for #ident #ty_g #where_c {
-                    fn mutate_default(_: &#k::Node<Self>, _: &mut __M) -> #k::Rewrite<__F> {
-                        #k::Rewrite::Keep
-                    }
+                    fn mutate(&self, _: &mut __M) -> #k::Transformed<Self> { #k::Transformed::Keep }
+                    fn mutate_in_place(&mut self, _: &mut __M) -> bool { false }
                 }
             }
         }
@@ -65,7 +54,7 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
             quote! {
                 impl #impl_g #k::StructuralEq for #ident #ty_g #where_c {
                     fn struct_eq(&self, _: &Self, _: &mut #k::structural::EqState) -> bool { false }
-                    fn struct_hash(&self, _: &mut #k::structural::HashState) {}
+                    fn struct_hash(&self, _: &mut #k::structural::HashState<'_>) {}
                 }
             }
         }

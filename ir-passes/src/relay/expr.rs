@@ -5,7 +5,7 @@ use ir_core::{Mutable, Node, StructuralEq, Visitable};
 use super::attrs::Attrs;
 use super::tensor::Tensor;
 // `uses(Type)` makes the type traits supertraits of the expression traits.
-use super::ty::{Type, TypeMutator, TypeVisitor};
+use super::ty::{Type, TypeMutator, TypeRewriter, TypeVisitor};
 
 /// Where a node came from in the source text (1-based), or `0:0` when made by a pass.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

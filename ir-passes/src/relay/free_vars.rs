@@ -1,8 +1,9 @@
 //! FreeVars: the variables an expression uses but does not bind.
 
 use rustc_hash::FxHashSet as HashSet;
+use std::ops::ControlFlow;
 
-use ir_core::{Node, VisitedSet, Walk};
+use ir_core::{Node, VisitedSet};
 
 use super::expr::{Expr, ExprVisitor, Function, Var};
 use super::ty::{Type, TypeVisitor};
@@ -20,13 +21,15 @@ impl TypeVisitor for Free {
     fn visit_type(&mut self, _: &Type) {}
 }
 impl ExprVisitor for Free {
-    // Acts before walking only: let chains stay loops.
-    const PREORDER_ENTRY: bool = true;
     fn visit_expr(&mut self, e: &Expr) {
         // A variable use is the variable's own node every time: never skip it.
-        if e.is_var() || self.visited.first_visit(e) {
-            e.walk(self);
-        }
+        ir_core::visit_preorder(self, e, |pass, e| {
+            if e.is_var() || pass.visited.first_visit(e) {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })
     }
     fn visit_var_def(&mut self, v: &Node<Var>) {
         self.bound.insert(v.addr());

@@ -4,12 +4,13 @@
 //! `#[metadata]` section, variable names are made unique.
 
 use rustc_hash::FxHashSet as HashSet;
+use std::ops::ControlFlow;
 
 use super::free_vars::free_vars;
 use std::fmt::Write;
 
 use ir_core::stack::guarded;
-use ir_core::{Family, Node, Walk};
+use ir_core::{Family, Node};
 use rustc_hash::FxHashMap;
 
 use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
@@ -141,16 +142,19 @@ impl Printer {
         struct Count<'a>(&'a mut FxHashMap<usize, u32>);
         impl TypeVisitor for Count<'_> {}
         impl ExprVisitor for Count<'_> {
-            const PREORDER_ENTRY: bool = true;
             fn visit_expr(&mut self, e: &Expr) {
-                if e.strong_count() == 1 {
-                    return e.walk(self);
-                }
-                let n = self.0.entry(e.addr()).or_insert(0);
-                *n += 1;
-                if *n == 1 {
-                    e.walk(self);
-                }
+                ir_core::visit_preorder(self, e, |pass, e| {
+                    if e.strong_count() == 1 {
+                        return ControlFlow::Continue(());
+                    }
+                    let n = pass.0.entry(e.addr()).or_insert(0);
+                    *n += 1;
+                    if *n == 1 {
+                        ControlFlow::Continue(())
+                    } else {
+                        ControlFlow::Break(())
+                    }
+                })
             }
         }
         Count(&mut self.uses).visit_expr(e);

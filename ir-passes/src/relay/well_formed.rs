@@ -3,7 +3,7 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use ir_core::{Node, VisitedSet, Walk};
+use ir_core::{Node, VisitedSet};
 
 use super::expr::{Expr, ExprVisitor, Var};
 use super::free_vars::function_free_vars;
@@ -21,12 +21,8 @@ struct Definitions {
 
 impl TypeVisitor for Definitions {}
 impl ExprVisitor for Definitions {
-    // Acts before walking only: let chains stay loops.
-    const PREORDER_ENTRY: bool = true;
     fn visit_expr(&mut self, e: &Expr) {
-        if self.seen.first_visit(e) {
-            e.walk(self);
-        }
+        ir_core::visited(self, e, |pass| &mut pass.seen)
     }
     fn visit_var_def(&mut self, v: &Node<Var>) {
         if !self.bound.insert(v.addr()) {

@@ -1,7 +1,7 @@
 //! The constant folder of the Tensor IR tutorial: folds `s32` additions and
 //! subtractions of two constants, rebuilding only what changed.
 
-use ir_core::{Node, Rewrite};
+use ir_core::{Node, Transformed};
 
 use super::build::constant;
 use super::expr::{AddOp, Binary, BinaryOp, DType, Expr, ExprMutator, SubOp};
@@ -36,18 +36,18 @@ fn fold_s32<Op: BinaryOp>(b: &Binary<Op>) -> Option<Expr> {
 }
 
 impl ExprMutator for ConstantFolder {
-    fn mutate_add(&mut self, v: &Node<Binary<AddOp>>) -> Rewrite<Expr> {
+    fn mutate_add(&mut self, v: &Node<Binary<AddOp>>) -> Transformed<Expr> {
         let v = v.rebuild(self);
         match fold_s32(&v) {
-            Some(folded) => Rewrite::Replace(folded),
+            Some(folded) => Transformed::Replace(folded),
             None => v.into(),
         }
     }
 
-    fn mutate_sub(&mut self, v: &Node<Binary<SubOp>>) -> Rewrite<Expr> {
+    fn mutate_sub(&mut self, v: &Node<Binary<SubOp>>) -> Transformed<Expr> {
         let v = v.rebuild(self);
         match fold_s32(&v) {
-            Some(folded) => Rewrite::Replace(folded),
+            Some(folded) => Transformed::Replace(folded),
             None => v.into(),
         }
     }

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use ir_core::{Mutable, Node, Visitable};
 
-use super::expr::{Expr, ExprMutator, ExprVisitor, Var};
+use super::expr::{Expr, ExprMutator, ExprRewriter, ExprVisitor, Var};
 
 /// Free-form attributes on a statement (oneDNN's `attr_`), carried over
 /// unchanged when a statement is rebuilt (its `copy_attr`).

@@ -3,10 +3,10 @@
 //! Uses are counted from the result backwards (TVM's `CalcDep`), so a chain
 //! of dead bindings goes in one run.
 
-use ir_core::spine::{Link, SpineMutate, mutate_chain};
+use ir_core::driver::{SpineMutate, mutate_chain};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use ir_core::{MemoMap, Node, Rewrite, VisitedSet, Walk};
+use ir_core::{MemoMap, Node, Transformed, VisitedSet, Walk};
 
 use super::super::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
 use super::super::ty::{TypeMutator, TypeVisitor};
@@ -81,15 +81,15 @@ struct Eliminate {
 
 impl TypeMutator for Eliminate {}
 impl ExprMutator for Eliminate {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)
     }
 
-    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         self.inlined.get(&v.addr()).cloned().into()
     }
 
-    fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
+    fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         mutate_chain(l, self, |pass, l| {
             let uses = pass.uses.get(&l.var.addr()).copied().unwrap_or(0);
             let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
@@ -99,9 +99,9 @@ impl ExprMutator for Eliminate {
                     let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
                     pass.inlined.insert(l.var.addr(), value);
                 }
-                return Link::Drop;
+                return None;
             }
-            Link::Keep(l.mutate_head(pass))
+            Some(l.rebuild_head(pass))
         })
     }
 }

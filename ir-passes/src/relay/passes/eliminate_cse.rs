@@ -5,11 +5,12 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ir_core::{Family, Node, Rewrite};
+use ir_core::{Family, Node, Transformed};
 
 use super::super::attrs::Attrs;
 use super::super::expr::{Call, Expr, ExprRewriter};
 use super::super::tensor::Tensor;
+use super::super::ty::TypeRewriter;
 
 #[derive(Hash, PartialEq, Eq)]
 enum Callee {
@@ -41,8 +42,10 @@ struct Cse {
     seen: HashMap<(Callee, Vec<Arg>, Attrs), Expr>,
 }
 
+// Types have nothing to eliminate: their hooks keep every node.
+impl TypeRewriter for Cse {}
 impl ExprRewriter for Cse {
-    fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Rewrite<Expr> {
+    fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
         let callee = match post.op.as_op() {
             Some(op) => Callee::Op(op.name.clone()),
             None => Callee::Node(post.op.addr()),
@@ -50,10 +53,10 @@ impl ExprRewriter for Cse {
         let args = post.args.iter().map(|a| arg_key(a, false)).collect();
         let key = (callee, args, post.attrs.clone());
         match self.seen.get(&key) {
-            Some(first) => Rewrite::Replace(first.clone()),
+            Some(first) => Transformed::Replace(first.clone()),
             None => {
                 self.seen.insert(key, post.clone().into());
-                Rewrite::Keep
+                Transformed::Keep
             }
         }
     }

@@ -3,10 +3,10 @@
 //! of constants, propagates let-bound constants, folds projections of tuple
 //! literals and picks the branch of an `if` with a constant condition.
 
-use ir_core::spine::{Link, mutate_chain};
+use ir_core::driver::mutate_chain;
 use rustc_hash::FxHashMap as HashMap;
 
-use ir_core::{Family, MemoMap, Node, Rewrite};
+use ir_core::{Family, MemoMap, Node, Transformed};
 
 use super::super::expr::{
     Call, Constant, Expr, ExprMutator, ExprVisitor, If, Let, TupleGetItem, Var,
@@ -82,36 +82,43 @@ fn to_expr(v: OpValue) -> Expr {
 
 impl TypeMutator for ConstantFolder {}
 impl ExprMutator for ConstantFolder {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)
     }
 
-    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         self.constants.get(&v.addr()).cloned().into()
     }
 
-    fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
+    fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         mutate_chain(l, self, |pass, l| {
             let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
             if pass.checker.check(&value) {
+                // Substituted into every use: the binding goes.
                 pass.constants.insert(l.var.addr(), value);
-                return Link::Drop;
+                return None;
             }
-            // The head is (variable, value); the variable is kept as it is.
-            Link::Keep((!value.same_as(&l.value)).then_some((None, Some(value))))
+            Some(if value.same_as(&l.value) {
+                Transformed::Keep
+            } else {
+                Transformed::Replace(Let {
+                    value,
+                    ..(**l).clone()
+                })
+            })
         })
     }
 
-    fn mutate_tuple_get_item(&mut self, g: &Node<TupleGetItem>) -> Rewrite<Expr> {
+    fn mutate_tuple_get_item(&mut self, g: &Node<TupleGetItem>) -> Transformed<Expr> {
         // A projection of a tuple literal is its field, constant or not (as TVM does).
         let g = g.rebuild(self);
         match g.tuple.as_tuple().and_then(|t| t.fields.get(g.index)) {
-            Some(field) => Rewrite::Replace(field.clone()),
+            Some(field) => Transformed::Replace(field.clone()),
             None => g.into(),
         }
     }
 
-    fn mutate_call(&mut self, c: &Node<Call>) -> Rewrite<Expr> {
+    fn mutate_call(&mut self, c: &Node<Call>) -> Transformed<Expr> {
         let c = c.rebuild(self);
         let Some(def) = c.op.as_op().and_then(|o| op(&o.name)) else {
             return c.into();
@@ -121,13 +128,13 @@ impl ExprMutator for ConstantFolder {
             .filter(|a| a.len() == def.arity)
             .map(|a| (def.eval)(&a, &c.attrs))
         {
-            Some(Ok(v)) => Rewrite::Replace(to_expr(v)),
+            Some(Ok(v)) => Transformed::Replace(to_expr(v)),
             // Not constant, or the kernel refuses (division by zero): keep the call.
             _ => c.into(),
         }
     }
 
-    fn mutate_if(&mut self, i: &Node<If>) -> Rewrite<Expr> {
+    fn mutate_if(&mut self, i: &Node<If>) -> Transformed<Expr> {
         let i = i.rebuild(self);
         if let Some(Constant {
             data: Tensor::Bool(b),
@@ -140,7 +147,7 @@ impl ExprMutator for ConstantFolder {
             } else {
                 &i.else_branch
             };
-            return Rewrite::Replace(taken.clone());
+            return Transformed::Replace(taken.clone());
         }
         i.into()
     }

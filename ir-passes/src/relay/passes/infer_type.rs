@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ir_core::{MemoMap, Node, Rewrite};
+use ir_core::{MemoMap, Node, Transformed};
 
 use super::super::expr::{Expr, ExprMutator, Function, Var};
 use super::super::infer::{TypeError, TypeMap, infer_function, is_complete};
@@ -20,13 +20,13 @@ struct Fill<'a> {
 
 impl TypeMutator for Fill<'_> {}
 impl ExprMutator for Fill<'_> {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)
     }
 
-    fn mutate_var_def(&mut self, v: &Node<Var>) -> Rewrite<Node<Var>> {
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         if let Some(new) = self.remap.get(&v.addr()) {
-            return Rewrite::Replace(new.clone());
+            return Transformed::Replace(new.clone());
         }
         match self.types.of_var(v) {
             Some(t) if v.annotation.is_none() && is_complete(t) => {
@@ -35,31 +35,31 @@ impl ExprMutator for Fill<'_> {
                     ..(**v).clone()
                 });
                 self.remap.insert(v.addr(), new.clone());
-                Rewrite::Replace(new)
+                Transformed::Replace(new)
             }
-            _ => Rewrite::Keep,
+            _ => Transformed::Keep,
         }
     }
 
-    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         self.remap.get(&v.addr()).cloned().map(Expr::from).into()
     }
 
-    fn mutate_function(&mut self, f: &Node<Function>) -> Rewrite<Expr> {
+    fn mutate_function(&mut self, f: &Node<Function>) -> Transformed<Expr> {
         self.fill_function(f).map(Expr::from)
     }
 }
 
 impl Fill<'_> {
-    fn fill_function(&mut self, f: &Node<Function>) -> Rewrite<Node<Function>> {
+    fn fill_function(&mut self, f: &Node<Function>) -> Transformed<Node<Function>> {
         let rebuilt = f.rebuild(self);
         let body_type = self.types.of(&f.body).filter(|t| is_complete(t)).cloned();
         match (&rebuilt.ret_type, body_type) {
-            (None, Some(t)) => Rewrite::Replace(Node::new(Function {
+            (None, Some(t)) => Transformed::Replace(Node::new(Function {
                 ret_type: Some(t),
                 ..(*rebuilt).clone()
             })),
-            _ => rebuilt.into_rewrite(),
+            _ => rebuilt.into_transformed(),
         }
     }
 }
@@ -69,7 +69,7 @@ impl Fill<'_> {
 pub fn fill_types(
     module: &RelayModule,
     f: &Node<Function>,
-) -> Result<Rewrite<Node<Function>>, TypeError> {
+) -> Result<Transformed<Node<Function>>, TypeError> {
     let (types, _) = infer_function(module, f)?;
     let mut fill = Fill {
         types: &types,

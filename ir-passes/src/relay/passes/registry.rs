@@ -3,7 +3,7 @@
 use ir_core::pass::{
     FunctionPass, Module, Pass, PassContext, PassError, PassOptions, PassRegistry,
 };
-use ir_core::{Node, Rewrite};
+use ir_core::{Node, Transformed};
 
 use super::super::expr::{Expr, Function};
 use super::super::module::RelayModule;
@@ -28,9 +28,9 @@ fn on_body(
         move |func: &F, _: &RelayModule, _: &PassContext<F>| {
             let body = f(&func.body);
             if body.same_as(&func.body) {
-                return Ok(Rewrite::Keep);
+                return Ok(Transformed::Keep);
             }
-            Ok(Rewrite::Replace(Node::new(Function {
+            Ok(Transformed::Replace(Node::new(Function {
                 body,
                 ..(**func).clone()
             })))

@@ -3,8 +3,9 @@
 //! recursive function stays.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::ops::ControlFlow;
 
-use ir_core::{MemoMap, Node, Rewrite, VisitedSet, Walk};
+use ir_core::{MemoMap, Node, Transformed, VisitedSet};
 
 use super::super::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
 use super::super::ty::{TypeMutator, TypeVisitor};
@@ -18,11 +19,14 @@ fn uses(e: &Expr, v: &Node<Var>) -> bool {
     }
     impl TypeVisitor for Find<'_> {}
     impl ExprVisitor for Find<'_> {
-        const PREORDER_ENTRY: bool = true;
         fn visit_expr(&mut self, e: &Expr) {
-            if !self.found && (e.is_var() || self.seen.first_visit(e)) {
-                e.walk(self);
-            }
+            ir_core::visit_preorder(self, e, |pass, e| {
+                if !pass.found && (e.is_var() || pass.seen.first_visit(e)) {
+                    ControlFlow::Continue(())
+                } else {
+                    ControlFlow::Break(())
+                }
+            })
         }
         fn visit_var(&mut self, u: &Node<Var>) {
             self.found |= u.same_as(self.var);
@@ -45,21 +49,21 @@ struct Gnf {
 
 impl TypeMutator for Gnf {}
 impl ExprMutator for Gnf {
-    fn mutate_expr(&mut self, e: &Expr) -> Rewrite<Expr> {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)
     }
 
-    fn mutate_var(&mut self, v: &Node<Var>) -> Rewrite<Expr> {
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         self.values.get(&v.addr()).cloned().into()
     }
 
-    fn mutate_let(&mut self, l: &Node<Let>) -> Rewrite<Expr> {
+    fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         if matches!(l.value, Expr::Function(_)) && uses(&l.value, &l.var) {
             return l.rebuild(self).into();
         }
         let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
         self.values.insert(l.var.addr(), value);
-        Rewrite::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body))
+        Transformed::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body))
     }
 }
 
