@@ -1,57 +1,195 @@
-//! In-place mode reuses a uniquely owned node's allocation; a shared node is
-//! copied and the other owners see no change.
+//! In-place mode: the same pass, run in place by the caller's choice, writes
+//! new children into every uniquely owned node on the path of a change (no
+//! ancestor is reallocated), copies a shared node (its other owners see no
+//! change), and still runs every hook the pass overrides.
 
 mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 
 use common::*;
 use irkit::prelude::*;
 use pretty_assertions::assert_eq;
 
-struct Double;
-impl ExprMutator for Double {
+struct Counting;
+thread_local! {
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+// SAFETY: forwards to the system allocator, counting this thread's allocations.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCATIONS.try_with(|a| a.set(a.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    let before = ALLOCATIONS.with(Cell::get);
+    let r = f();
+    (r, ALLOCATIONS.with(Cell::get) - before)
+}
+
+/// Doubles the constant 1 (and only it).
+struct DoubleOne;
+impl ExprMutator for DoubleOne {
     fn mutate_constant(&mut self, n: &Node<Constant>) -> Transformed<Expr> {
+        if n.value != 1 {
+            return Transformed::Keep;
+        }
         Constant {
-            value: n.value * 2,
+            value: 2,
             span: n.span,
         }
         .into()
     }
 }
 
-#[test]
-fn a_uniquely_owned_node_is_rebuilt_in_its_own_allocation() {
-    let mut node: Node<Call> = match call("f", vec![c(1), c(2)]) {
-        Expr::Call(n) => n,
-        _ => unreachable!(),
-    };
-    let before = node.addr();
-    assert!(node.mutate_in_place(&mut Double));
-    assert_eq!(node.addr(), before);
-    assert_eq!(print(&node.into()), "f(2, 4)");
+/// `f(g(h(1), 5), 6)`: three levels of calls above the leaf `1`, with siblings.
+fn three_levels() -> Expr {
+    call(
+        "f",
+        vec![call("g", vec![call("h", vec![c(1)]), c(5)]), c(6)],
+    )
+}
+
+fn calls_on_the_path(e: &Expr) -> Vec<usize> {
+    let f = e.as_call().unwrap();
+    let g = f.args[0].as_call().unwrap();
+    let h = g.args[0].as_call().unwrap();
+    vec![f.addr(), g.addr(), h.addr()]
 }
 
 #[test]
-fn a_shared_node_is_copied_and_the_other_owner_sees_no_change() {
-    let original = call("f", vec![c(1), c(2)]);
-    let Expr::Call(mut node) = original.clone() else {
-        unreachable!()
+fn a_unique_tree_whose_leaf_changes_allocates_only_the_new_leaf() {
+    let mut e = three_levels();
+    let before = calls_on_the_path(&e);
+    let siblings = {
+        let f = e.as_call().unwrap();
+        (
+            f.args[1].addr(),
+            f.args[0].as_call().unwrap().args[1].addr(),
+        )
     };
-    assert!(node.mutate_in_place(&mut Double));
-    assert_ne!(node.addr(), original.addr());
-    assert_eq!(print(&original), "f(1, 2)");
-    assert_eq!(print(&node.into()), "f(2, 4)");
+    let (changed, allocations) = allocations_during(|| e.mutate_in_place(&mut DoubleOne));
+    assert!(changed);
+    assert_eq!(allocations, 1, "only the new leaf");
+    assert_eq!(calls_on_the_path(&e), before, "no ancestor reallocated");
+    let f = e.as_call().unwrap();
+    let after_siblings = (
+        f.args[1].addr(),
+        f.args[0].as_call().unwrap().args[1].addr(),
+    );
+    assert_eq!(after_siblings, siblings, "siblings untouched");
+    assert_eq!(print(&e), "f(g(h(2), 5), 6)");
 }
 
 #[test]
-fn nothing_changed_means_nothing_written() {
+fn the_same_pass_copy_on_write_allocates_every_ancestor() {
+    let e = three_levels();
+    let (out, allocations) = allocations_during(|| DoubleOne.mutate_expr(&e));
+    let out = out.unwrap_or_clone(&e);
+    // The leaf, and the three calls above it with their argument vectors and
+    // a copy of their operator's name (in place, none of these are made).
+    assert_eq!(allocations, 1 + 3 * 3);
+    assert_eq!(print(&out), "f(g(h(2), 5), 6)");
+    assert_eq!(print(&e), "f(g(h(1), 5), 6)", "the input is unchanged");
+}
+
+#[test]
+fn a_shared_node_on_the_path_is_copied_and_its_other_owners_see_no_change() {
+    let shared = call("h", vec![c(1)]);
+    let other_owner = call("keep", vec![shared.clone()]);
+    let mut e = call("f", vec![call("g", vec![shared.clone(), c(5)])]);
+    let (f, g) = {
+        let f = e.as_call().unwrap();
+        (f.addr(), f.args[0].addr())
+    };
+    assert!(e.mutate_in_place(&mut DoubleOne));
+    // The unique ancestors are written in place...
+    let f_node = e.as_call().unwrap();
+    assert_eq!((f_node.addr(), f_node.args[0].addr()), (f, g));
+    // ...the shared node and everything below it are copied (TIR's rule).
+    let g_node = f_node.args[0].as_call().unwrap();
+    assert!(!g_node.args[0].same_as(&shared));
+    assert_eq!(print(&e), "f(g(h(2), 5))");
+    assert_eq!(print(&other_owner), "keep(h(1))");
+    assert_eq!(print(&shared), "h(1)");
+}
+
+#[test]
+fn nothing_changed_means_nothing_written_or_allocated() {
     struct Identity;
     impl ExprMutator for Identity {}
-    let Expr::Call(mut node) = call("f", vec![c(1)]) else {
+    let mut e = three_levels();
+    let before = calls_on_the_path(&e);
+    let (changed, allocations) = allocations_during(|| e.mutate_in_place(&mut Identity));
+    assert!(!changed);
+    assert_eq!(allocations, 0);
+    assert_eq!(calls_on_the_path(&e), before);
+}
+
+#[test]
+fn overridden_hooks_still_run_in_place_mode() {
+    // A pass that renames every call it sees and rebuilds it itself: its hook
+    // runs for every call, and its node is copied (the hook builds it), while
+    // the unique parts below it are still written in place.
+    struct Rename(Vec<String>);
+    impl ExprMutator for Rename {
+        fn mutate_call(&mut self, n: &Node<Call>) -> Transformed<Expr> {
+            self.0.push(n.op.clone());
+            let rebuilt = n.rebuild(self);
+            Call {
+                op: rebuilt.op.to_uppercase(),
+                ..(*rebuilt).clone()
+            }
+            .into()
+        }
+    }
+    let mut e = three_levels();
+    let mut pass = Rename(Vec::new());
+    assert!(e.mutate_in_place(&mut pass));
+    assert_eq!(pass.0, ["f", "g", "h"]);
+    assert_eq!(print(&e), "F(G(H(1), 5), 6)");
+}
+
+#[test]
+fn a_uniquely_owned_node_is_rebuilt_in_its_own_allocation() {
+    let Expr::Call(mut node) = call("f", vec![c(1), c(2)]) else {
         unreachable!()
     };
     let before = node.addr();
-    assert!(!node.mutate_in_place(&mut Identity));
+    assert!(node.mutate_in_place(&mut DoubleOne));
     assert_eq!(node.addr(), before);
+    assert_eq!(print(&node.into()), "f(2, 2)");
+}
+
+#[test]
+fn in_place_mode_reaches_any_depth() {
+    // `add(add(...add(1, 1)...))`, a hundred thousand deep and uniquely
+    // owned, on a small thread stack: only the changed leaves are new.
+    let mut e = c(1);
+    for _ in 0..100_000 {
+        e = call("add", vec![e, c(3)]);
+    }
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn_scoped(s, || {
+                let (changed, allocations) =
+                    allocations_during(|| e.mutate_in_place(&mut DoubleOne));
+                assert!(changed);
+                assert_eq!(allocations, 1);
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    });
 }
 
 #[test]

@@ -96,3 +96,44 @@ fn the_seed_examples() {
     let big = constant(i32::MAX as i64) + constant(1);
     assert!(ConstantFolder.fold(&big).same_as(&big));
 }
+
+/// One post-order rewriter across families (TVM's `StmtExprMutator`, TIR's
+/// `IRTransform`): a `StmtRewriter` that also implements `ExprRewriter` has
+/// its expression hooks run on the expressions inside statements, before the
+/// statement's own hook sees them.
+#[test]
+fn a_post_order_rewriter_reaches_the_expressions_inside_statements() {
+    #[derive(Default)]
+    struct FoldAdds {
+        trace: Vec<String>,
+    }
+    impl ExprRewriter for FoldAdds {
+        fn rewrite_add(
+            &mut self,
+            _: &Node<Binary<AddOp>>,
+            post: &Node<Binary<AddOp>>,
+        ) -> Transformed<Expr> {
+            match (post.l.as_constant(), post.r.as_constant()) {
+                (Some(a), Some(b)) => constant(a.value + b.value).into(),
+                _ => Transformed::Keep,
+            }
+        }
+    }
+    impl StmtRewriter for FoldAdds {
+        fn rewrite_assign(&mut self, pre: &Node<Assign>, post: &Node<Assign>) -> Transformed<Stmt> {
+            self.trace.push(format!("{} => {}", pre.value, post.value));
+            Transformed::Keep
+        }
+    }
+    let program = seq(vec![
+        assign(var("a"), constant(1) + constant(2)),
+        evaluate(var("c") + (constant(4) + constant(5))),
+    ]);
+    let mut pass = FoldAdds::default();
+    let out = pass.rewrite_stmt(&program);
+    assert_eq!(out.to_string(), "a = 3\nevaluate{(c + 9)}");
+    assert_eq!(pass.trace, ["(1 + 2) => 3"]);
+    // Nothing to rewrite: the very same statement comes back.
+    let plain = assign(var("a"), var("b"));
+    assert!(FoldAdds::default().rewrite_stmt(&plain).same_as(&plain));
+}

@@ -463,3 +463,68 @@ fn nested_passes_do_not_take_each_others_chains() {
     c.visit_expr(&e);
     assert_eq!(c.0, 51);
 }
+
+/// Bumps every literal 1 to 7, recording where on the stack it ran.
+#[derive(Default)]
+struct BumpOnes(StackSpread);
+impl ExprMutator for BumpOnes {
+    fn mutate_lit(&mut self, n: &Node<Lit>) -> Transformed<Expr> {
+        self.0.record();
+        if n.value == 1 {
+            lit(7).into()
+        } else {
+            Transformed::Keep
+        }
+    }
+}
+
+#[test]
+fn in_place_mode_walks_a_chain_in_a_loop_and_writes_into_every_let() {
+    let (mut e, _) = chain(100_000);
+    let before: Vec<usize> = lets(&e).iter().map(|l| l.addr()).collect();
+    let (spread, allocations) = std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn_scoped(s, || {
+                let mut pass = BumpOnes::default();
+                let (changed, allocations) = allocations_during(|| e.mutate_in_place(&mut pass));
+                assert!(changed);
+                (pass.0.spread(), allocations)
+            })
+            .unwrap()
+            .join()
+            .unwrap()
+    });
+    assert!(spread < 64 * 1024, "walked in a loop: spread {spread}");
+    // One new literal per let; every let, and every `add`, written in place.
+    assert_eq!(allocations, 100_000);
+    let after: Vec<usize> = lets(&e).iter().map(|l| l.addr()).collect();
+    assert_eq!(before, after);
+    let first = lets(&e)[0]
+        .value
+        .as_add()
+        .unwrap()
+        .rhs
+        .as_lit()
+        .unwrap()
+        .value;
+    assert_eq!(first, 7);
+}
+
+#[test]
+fn in_place_mode_runs_an_overridden_let_hook_on_every_let() {
+    // A let hook in the way: the loop gives way to plain recursion, and the
+    // hook runs exactly once per let, as in copy-on-write mode.
+    #[derive(Default)]
+    struct CountLets(usize);
+    impl ExprMutator for CountLets {
+        fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
+            self.0 += 1;
+            l.rebuild(self).into()
+        }
+    }
+    let (mut e, _) = chain(1_000);
+    let mut pass = CountLets::default();
+    assert!(!e.mutate_in_place(&mut pass));
+    assert_eq!(pass.0, 1_000);
+}

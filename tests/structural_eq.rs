@@ -208,3 +208,159 @@ mod relay_chains {
         assert!(structural_eq(&a, &a));
     }
 }
+
+/// A small lambda calculus whose compound kinds are *not* graph kinds: sharing
+/// them must stay unobservable, and comparing or hashing them must stay linear
+/// on DAGs. Names carry no `eq` annotation.
+mod plain_kinds {
+    use irkit::prelude::*;
+
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct Lit {
+        #[ir(skip)]
+        value: i64,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct Var {
+        /// Only a hint: a variable is its binding site.
+        #[ir(skip)]
+        name: String,
+        /// Counts even for a variable (TIR's dtype, say).
+        #[ir(skip, eq = true)]
+        dtype: &'static str,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct Add {
+        lhs: Expr,
+        rhs: Expr,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct Lam {
+        param: Node<Var>,
+        body: Expr,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub enum Expr {
+        Lit(Node<Lit>),
+        #[ir(def)]
+        Var(Node<Var>),
+        Add(Node<Add>),
+        Lam(Node<Lam>),
+    }
+
+    fn var(name: &str) -> Node<Var> {
+        Node::new(Var {
+            name: name.into(),
+            dtype: "i32",
+        })
+    }
+    fn lit(value: i64) -> Expr {
+        Lit { value }.into()
+    }
+    fn add(lhs: Expr, rhs: Expr) -> Expr {
+        Add { lhs, rhs }.into()
+    }
+    fn lam(param: &Node<Var>, body: Expr) -> Expr {
+        Lam {
+            param: param.clone(),
+            body,
+        }
+        .into()
+    }
+    /// `e = e + e`, `n` times, over `leaf`: 2^n paths, n + 1 nodes.
+    fn doubling(leaf: Expr, n: usize) -> Expr {
+        let mut e = leaf;
+        for _ in 0..n {
+            e = add(e.clone(), e);
+        }
+        e
+    }
+    /// The same, unfolded into a tree (no sharing).
+    fn unfolded(leaf: &dyn Fn() -> Expr, n: usize) -> Expr {
+        if n == 0 {
+            leaf()
+        } else {
+            add(unfolded(leaf, n - 1), unfolded(leaf, n - 1))
+        }
+    }
+
+    #[test]
+    fn doubling_dags_of_plain_kinds_compare_and_hash_at_once() {
+        // 2^64 paths each: a walk of the paths would never finish.
+        let (a, b) = (doubling(lit(1), 64), doubling(lit(1), 64));
+        assert!(structural_eq(&a, &b));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        assert!(!structural_eq(&a, &doubling(lit(2), 64)));
+        assert_ne!(structural_hash(&a), structural_hash(&doubling(lit(2), 64)));
+    }
+
+    #[test]
+    fn shared_subterms_over_outer_binders_compare_and_hash_at_once() {
+        // The shared body uses the lambda's parameter: not closed, still linear.
+        let (x, y) = (var("x"), var("y"));
+        let a = lam(&x, doubling(x.clone().into(), 64));
+        let b = lam(&y, doubling(y.clone().into(), 64));
+        assert!(structural_eq(&a, &b));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        let free = var("z");
+        let c = lam(&y, doubling(free.into(), 64));
+        assert!(!structural_eq(&a, &c));
+    }
+
+    #[test]
+    fn sharing_plain_kinds_is_not_observable() {
+        let dag = doubling(lit(1), 12);
+        let tree = unfolded(&|| lit(1), 12);
+        assert!(structural_eq(&dag, &tree));
+        assert!(structural_eq(&tree, &dag));
+        assert_eq!(structural_hash(&dag), structural_hash(&tree));
+        // With a variable bound outside the shared part, too.
+        let (x, y) = (var("x"), var("y"));
+        let dag = lam(&x, doubling(x.clone().into(), 10));
+        let tree = lam(&y, unfolded(&|| y.clone().into(), 10));
+        assert!(structural_eq(&dag, &tree));
+        assert_eq!(structural_hash(&dag), structural_hash(&tree));
+    }
+
+    #[test]
+    fn programs_that_differ_only_in_bound_names_are_equal() {
+        let (x, y) = (var("x"), var("renamed"));
+        let a = lam(&x, add(x.clone().into(), lit(1)));
+        let b = lam(&y, add(y.clone().into(), lit(1)));
+        assert!(structural_eq(&a, &b));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        // A data field marked `eq = true` still counts on a variable.
+        let z = Node::new(Var {
+            name: "x".into(),
+            dtype: "f32",
+        });
+        let c = lam(&z, add(z.clone().into(), lit(1)));
+        assert!(!structural_eq(&a, &c));
+    }
+
+    #[test]
+    fn hashes_do_not_depend_on_addresses() {
+        // Built twice, with free variables: the same hash in both modes (the
+        // mode without mapping hashes a free variable by its contents).
+        let build = || {
+            let (x, free) = (var("x"), var("free"));
+            lam(
+                &x,
+                add(add(x.clone().into(), free.clone().into()), free.into()),
+            )
+        };
+        let (a, b) = (build(), build());
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        assert_eq!(
+            structural_hash_map_free_vars(&a),
+            structural_hash_map_free_vars(&b)
+        );
+        assert!(structural_eq_map_free_vars(&a, &b));
+        // Without mapping, the two free variables are different nodes.
+        assert!(!structural_eq(&a, &b));
+        // Hashes of many builds agree, whatever the allocator hands out.
+        let first = structural_hash_map_free_vars(&build());
+        let _padding: Vec<Expr> = (0..100).map(lit).collect();
+        assert_eq!(structural_hash_map_free_vars(&build()), first);
+    }
+}
