@@ -78,7 +78,7 @@ pub trait ChildType {
     const HAS_TAIL: bool = false;
 }
 
-impl<K: NodeKind> ChildType for Node<K> {}
+impl<K: ChildType> ChildType for Node<K> {}
 impl<T: ChildType> ChildType for Vec<T> {}
 impl<T: ChildType> ChildType for [T] {}
 impl<T: ChildType, const N: usize> ChildType for [T; N] {}

@@ -15,6 +15,7 @@
 //! | default recursion of a mutator, copy-on-write | [`Node::rebuild`], [`Rebuilt`] |
 //! | in-place mode | [`Node::mutate_in_place`], [`Mutate::mutate_in_place`], [`Node::make_mut`] |
 //! | chains walked in a loop, hand-back to drivers | [`driver`] |
+//! | kinds added to a family by another crate | [`ext`] |
 //! | memoization, per pass | [`VisitedSet`], [`MemoMap`], [`memoized`], [`visited`], [`visit_preorder`] |
 //! | post-order rewriting across families | [`post_order`] |
 //! | stack safety | [`stack::guarded`], deep-safe `Drop` of [`Node`] |
@@ -27,6 +28,7 @@ extern crate self as ir_core;
 
 mod deep_drop;
 pub mod driver;
+pub mod ext;
 mod family;
 mod memo;
 mod mutate;

@@ -144,6 +144,43 @@ impl<T> Node<T> {
         unsafe { &mut (*self.ptr.as_ptr()).value }
     }
 
+    /// The raw pointer to the node's allocation (no count change).
+    #[inline]
+    pub(crate) fn raw(&self) -> NonNull<()> {
+        self.ptr.cast()
+    }
+
+    /// The handle as a raw pointer to its allocation, without releasing it.
+    #[inline]
+    pub(crate) fn into_raw(self) -> NonNull<()> {
+        let ptr = self.ptr.cast();
+        std::mem::forget(self);
+        ptr
+    }
+
+    /// A handle from [`Node::into_raw`]'s pointer, taking over its count.
+    ///
+    /// # Safety
+    /// `ptr` came from `Node::<T>::into_raw` and its count is given back once.
+    #[inline]
+    pub(crate) unsafe fn from_raw(ptr: NonNull<()>) -> Self {
+        Node {
+            ptr: ptr.cast(),
+            _owns: PhantomData,
+        }
+    }
+
+    /// The count of handles at an allocation from [`Node::into_raw`], for
+    /// type-erased handles (the count comes first whatever `T` is).
+    ///
+    /// # Safety
+    /// `ptr` is a live allocation from `Node::into_raw`.
+    #[inline]
+    pub(crate) unsafe fn raw_count<'a>(ptr: NonNull<()>) -> &'a AtomicUsize {
+        // SAFETY: `Inner` is `repr(C)` with the count first.
+        unsafe { &*ptr.cast::<AtomicUsize>().as_ptr() }
+    }
+
     /// Replaces the contents in place when unique, or allocates a new node when shared.
     /// Returns `true` when the existing allocation was reused.
     pub fn replace(&mut self, value: T) -> bool {

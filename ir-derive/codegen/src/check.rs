@@ -3,12 +3,13 @@
 
 use std::collections::HashMap;
 
+use darling::util::PathList;
 use darling::{Error, ast::Style};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::crate_path;
-use crate::model::{FamilyModel, FieldModel, KindModel, Model, StructModel};
+use crate::model::{ExtModel, FamilyModel, FieldModel, KindModel, Model, StructModel};
 use crate::naming::snake_case;
 use crate::parse::{Field, Input, Variant};
 
@@ -24,6 +25,14 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 errors.push(
                     Error::custom("`uses` applies to family enums, not to node structs")
                         .with_span(&uses.first().map(|p| p.span()).unwrap_or(input.ident.span())),
+                );
+            }
+            if input.extensible.is_some() || input.extends.is_some() {
+                errors.push(
+                    Error::custom(
+                        "`extensible` and `extends` apply to family enums, not to node structs",
+                    )
+                    .with_span(&input.ident),
                 );
             }
             let type_params: Vec<syn::Ident> = input
@@ -81,10 +90,26 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
             }
             let snake = snake_case(&input.ident.to_string());
             let variant_count = variants.len();
-            let kinds: Vec<KindModel> = variants
-                .into_iter()
-                .filter_map(|v| errors.handle(kind_model(v)))
-                .collect();
+            // The `Ext(Ext<Self>)` variant of an open family is not a kind.
+            let mut ext_variant = None;
+            let mut kinds = Vec::new();
+            for (index, v) in variants.into_iter().enumerate() {
+                if let Some(ext) = ext_payload(&v) {
+                    if ext_variant.is_some() {
+                        errors.push(
+                            Error::custom("a family has one `Ext` variant").with_span(&v.ident),
+                        );
+                    } else {
+                        ext_variant = Some((v.ident.clone(), index, ext));
+                    }
+                    continue;
+                }
+                if let Some(kind) = errors.handle(kind_model(v)) {
+                    kinds.push(kind);
+                }
+            }
+            let ext = check_extensible(&input.ident, &input.extensible, ext_variant, &mut errors);
+            let extends = check_extends(&input.extends, &ext, &kinds, &mut errors);
             let kinds = check_unique_kinds(kinds, &mut errors);
             let kinds = check_hook_names(&snake, kinds, &mut errors);
             Model::Family(FamilyModel {
@@ -92,14 +117,100 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 ident: input.ident,
                 vis: input.vis,
                 snake,
-                partial: kinds.len() != variant_count,
+                partial: kinds.len() + usize::from(ext.is_some()) != variant_count,
                 generic: !input.generics.params.is_empty(),
+                ext,
+                extends,
                 kinds,
                 uses: input.uses.map(|u| u.to_vec()).unwrap_or_default(),
             })
         }
     };
     (model, errors.into_inner())
+}
+
+/// The payload type of a variant holding `Ext<...>`, if it is one.
+fn ext_payload(variant: &Variant) -> Option<syn::Type> {
+    if variant.fields.style != Style::Tuple || variant.fields.fields.len() != 1 {
+        return None;
+    }
+    let ty = &variant.fields.fields[0].ty;
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    (last.ident == "Ext" && matches!(last.arguments, syn::PathArguments::AngleBracketed(_)))
+        .then(|| ty.clone())
+}
+
+/// `#[ir(extensible)]` and the `Ext` variant go together.
+fn check_extensible(
+    family: &syn::Ident,
+    attr: &Option<darling::util::Override<crate::parse::ExtensibleArgs>>,
+    variant: Option<(syn::Ident, usize, syn::Type)>,
+    errors: &mut darling::error::Accumulator,
+) -> Option<ExtModel> {
+    match (attr, variant) {
+        (None, None) => None,
+        (Some(_), None) => {
+            errors.push(
+                Error::custom(format!(
+                    "an extensible family holds the kinds other crates add in a variant \
+                     `Ext(Ext<{family}>)`: add it"
+                ))
+                .with_span(family),
+            );
+            None
+        }
+        (None, Some((variant, _, _))) => {
+            errors.push(
+                Error::custom(format!(
+                    "variant `{variant}` holds kinds from other crates: declare the family \
+                     `#[ir(extensible)]`"
+                ))
+                .with_span(&variant),
+            );
+            None
+        }
+        (Some(args), Some((variant, index, _))) => Some(ExtModel {
+            variant,
+            index,
+            interface: args.clone().unwrap_or_default().interface,
+        }),
+    }
+}
+
+/// `#[ir(extends(Family))]`: one family, not itself open, kinds without
+/// definition sites.
+fn check_extends(
+    attr: &Option<PathList>,
+    ext: &Option<ExtModel>,
+    kinds: &[KindModel],
+    errors: &mut darling::error::Accumulator,
+) -> Option<syn::Path> {
+    let paths = attr.as_ref()?;
+    let Some(first) = paths.first() else {
+        errors.push(Error::custom(
+            "`extends` names the open family: `extends(Expr)`",
+        ));
+        return None;
+    };
+    if paths.len() > 1 {
+        errors.push(Error::custom("`extends` names one open family").with_span(&paths[1].span()));
+    }
+    if let Some(ext) = ext {
+        errors.push(
+            Error::custom(
+                "an extension family adds kinds to another family; it has no `Ext` variant",
+            )
+            .with_span(&ext.variant),
+        );
+    }
+    for kind in kinds.iter().filter(|k| k.def) {
+        errors.push(
+            Error::custom("kinds added to an open family have no definition sites: remove `def`")
+                .with_span(&kind.variant),
+        );
+    }
+    Some(first.clone())
 }
 
 fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldModel {

@@ -185,6 +185,16 @@ pub fn for_family(f: &FamilyModel) -> TokenStream {
             #fam::#v(a) => hasher.#mode(a, |hasher| #k::StructuralEq::#hash(&**a, hasher)),
         }
     });
+    let (ext_eq, ext_hash) = match &f.ext {
+        None => (TokenStream::new(), TokenStream::new()),
+        Some(ext) => {
+            let v = &ext.variant;
+            (
+                quote!((#fam::#v(a), #fam::#v(b)) => #k::StructuralEq::struct_eq(a, b, eq),),
+                quote!(#fam::#v(a) => #k::StructuralEq::struct_hash(a, hasher),),
+            )
+        }
+    };
     let kind_impls = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
         let (_, mode, eq, hash) = modes(kind);
@@ -216,13 +226,14 @@ pub fn for_family(f: &FamilyModel) -> TokenStream {
                 fn struct_eq(&self, other: &Self, eq: &mut #k::structural::EqState) -> bool {
                     #k::stack::guarded(|| match (self, other) {
                         #(#eq_arms)*
+                        #ext_eq
                         _ => false,
                     })
                 }
                 fn struct_hash(&self, hasher: &mut #k::structural::HashState<'_>) {
                     #k::stack::guarded(|| {
                         ::core::hash::Hash::hash(&#k::Family::kind_index(self), hasher);
-                        match self { #(#hash_arms)* #fallback }
+                        match self { #(#hash_arms)* #ext_hash #fallback }
                     })
                 }
             }

@@ -9,7 +9,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::Derive;
-use crate::model::{FamilyModel, KindModel};
+use crate::model::{ExtModel, FamilyModel, KindModel};
 
 pub fn expand(f: &FamilyModel, which: Derive) -> TokenStream {
     match which {
@@ -91,10 +91,32 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             #def
         }
     });
-    let arms = f.kinds.iter().map(|kind| {
-        let (variant, hook) = (&kind.variant, format_ident!("visit_{}", kind.snake));
-        quote!(#fam::#variant(n) => <__V as #trait_name<__R>>::#hook(visitor, n),)
-    });
+    let mut arms: Vec<TokenStream> = f
+        .kinds
+        .iter()
+        .map(|kind| {
+            let (variant, hook) = (&kind.variant, format_ident!("visit_{}", kind.snake));
+            quote!(#fam::#variant(n) => <__V as #trait_name<__R>>::#hook(visitor, n),)
+        })
+        .collect();
+    if let Some(ext) = &f.ext {
+        let variant = &ext.variant;
+        arms.push(quote!(#fam::#variant(n) => <__V as #trait_name<__R>>::visit_ext(visitor, n),));
+    }
+    // Every family has the hook (a closed one never calls it), so that code
+    // naming it compiles whether the family is open or not.
+    let ext_hook = {
+        let doc = "Hook for nodes of kinds other crates add to the family (its `Ext` variant, \
+                   if it is `#[ir(extensible)]`). Default: visit their children. A downstream \
+                   pass routes it to its own hooks: `self.visit_<extension family>(node)`.";
+        quote! {
+            #[doc = #doc]
+            fn visit_ext(&mut self, node: &#k::ext::Ext<#fam>) -> R {
+                #k::ext::__walk(self, |adapter| node.walk_dyn(adapter))
+            }
+        }
+    };
+    let adapter = visit_adapter(f, &trait_name);
     let kind_impls = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
         let hook = if kind.def {
@@ -145,6 +167,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
                 #k::__visit_entry(self, node)
             }
             #(#hooks)*
+            #ext_hook
         }
 
         const _: () = {
@@ -165,7 +188,48 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
                 }
             }
             #(#kind_impls)*
+            #adapter
         };
+    }
+}
+
+/// The family's visitor trait for `ir_core::ext::VisitAdapter`, a pass seen
+/// as the trait object that downstream nodes' derived walks take: every hook
+/// forwards to the pass.
+fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
+    let k = &f.krate;
+    let fam = &f.ident;
+    let entry = format_ident!("visit_{}", f.snake);
+    let forwards = f.kinds.iter().flat_map(|kind| {
+        let ty = &kind.ty;
+        let mut hooks = vec![format_ident!("visit_{}", kind.snake)];
+        if kind.def {
+            hooks.push(format_ident!("visit_{}_def", kind.snake));
+        }
+        hooks.into_iter().map(move |hook| {
+            quote! {
+                fn #hook(&mut self, node: &#k::Node<#ty>) -> ::core::ops::ControlFlow<()> {
+                    self.forward(|pass| <__V as #trait_name<__R>>::#hook(pass, node))
+                }
+            }
+        })
+    });
+    let ext = quote! {
+        fn visit_ext(&mut self, node: &#k::ext::Ext<#fam>) -> ::core::ops::ControlFlow<()> {
+            self.forward(|pass| <__V as #trait_name<__R>>::visit_ext(pass, node))
+        }
+    };
+    quote! {
+        #[automatically_derived]
+        impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
+            #trait_name<::core::ops::ControlFlow<()>> for #k::ext::VisitAdapter<'_, __V, __R>
+        {
+            fn #entry(&mut self, node: &#fam) -> ::core::ops::ControlFlow<()> {
+                self.forward(|pass| <__V as #trait_name<__R>>::#entry(pass, node))
+            }
+            #(#forwards)*
+            #ext
+        }
     }
 }
 
@@ -173,21 +237,44 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
     let k = &f.krate;
     let fam = &f.ident;
     let fallback = f.fallback_arm();
-    let names = f.kinds.iter().map(|kind| kind.variant.to_string());
+    // Variant order: the index of a kind is its variant's position.
+    let mut names: Vec<String> = f
+        .kinds
+        .iter()
+        .map(|kind| kind.variant.to_string())
+        .collect();
+    if let Some(ext) = &f.ext {
+        names.insert(ext.index.min(names.len()), ext.variant.to_string());
+    }
     let handle_arms = |method: TokenStream| {
-        let arms = f.kinds.iter().map(move |kind| {
-            let v = &kind.variant;
-            quote!(#fam::#v(n) => n.#method(),)
-        });
+        let arms = f
+            .kinds
+            .iter()
+            .map(|kind| &kind.variant)
+            .chain(f.ext.as_ref().map(|e| &e.variant))
+            .map(move |v| quote!(#fam::#v(n) => n.#method(),));
         let fallback = &fallback;
         quote!(match self { #(#arms)* #fallback })
     };
     let addr = handle_arms(quote!(addr));
     let count = handle_arms(quote!(strong_count));
-    let index_arms = f.kinds.iter().enumerate().map(|(i, kind)| {
-        let v = &kind.variant;
-        quote!(#fam::#v(_) => #i,)
-    });
+    let ext_index = f.ext.as_ref().map(|e| e.index.min(f.kinds.len()));
+    let position = |i: usize| match ext_index {
+        Some(e) if i >= e => i + 1,
+        _ => i,
+    };
+    let index_arms = f
+        .kinds
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| {
+            let (v, i) = (&kind.variant, position(i));
+            quote!(#fam::#v(_) => #i,)
+        })
+        .chain(f.ext.as_ref().map(|ext| {
+            let (v, i) = (&ext.variant, ext_index.unwrap_or(0));
+            quote!(#fam::#v(_) => #i,)
+        }));
     let tails = f.kinds.iter().map(|kind| {
         let ty = &kind.ty;
         quote!(|| <#ty as #k::ChildType>::HAS_TAIL)
@@ -195,6 +282,7 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
     let per_kind = f.kinds.iter().enumerate().map(|(i, kind)| {
         let (v, ty) = (&kind.variant, &kind.ty);
         let name = v.to_string();
+        let i = position(i);
         quote! {
             #[automatically_derived]
             impl ::core::convert::From<#k::Node<#ty>> for #fam {
@@ -253,8 +341,37 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
             }
         }
     });
+    let ext_items = f.ext.as_ref().map(|ext| extensible_items(f, ext));
+    let extensible = extensible_impl(f);
+    let kind_name = f.ext.as_ref().map(|ext| {
+        let v = &ext.variant;
+        quote! {
+            #[inline]
+            fn kind_name(&self) -> &'static str {
+                match self {
+                    #fam::#v(n) => n.kind_name(),
+                    _ => <Self as #k::Family>::KIND_NAMES[#k::Family::kind_index(self)],
+                }
+            }
+        }
+    });
+    let ext_downcasts = f.ext.as_ref().map(|ext| {
+        let v = &ext.variant;
+        quote! {
+            /// The node of a kind added by another crate, if this is one.
+            #[inline]
+            pub fn as_ext(&self) -> ::core::option::Option<&#k::ext::Ext<#fam>> {
+                match self {
+                    #fam::#v(n) => ::core::option::Option::Some(n),
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    });
     quote! {
         const _: () = {
+            #ext_items
+            #extensible
             #[automatically_derived]
             impl #k::Family for #fam {
                 const KIND_NAMES: &'static [&'static str] = &[#(#names),*];
@@ -271,6 +388,7 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
                 fn kind_index(&self) -> usize {
                     match self { #(#index_arms)* #fallback }
                 }
+                #kind_name
             }
             #[automatically_derived]
             impl #k::ChildType for #fam {}
@@ -294,6 +412,69 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
                 #k::Family::kind_index(self)
             }
             #(#downcasts)*
+            #ext_downcasts
+        }
+    }
+}
+
+/// How other crates see the family: open or closed, and its visitor as a
+/// trait object (every family, so that extending a closed one is one error).
+fn extensible_impl(f: &FamilyModel) -> TokenStream {
+    let k = &f.krate;
+    let fam = &f.ident;
+    let visitor = format_ident!("{}Visitor", fam);
+    let (open, interface, from_ext) = match &f.ext {
+        Some(ext) => {
+            let v = &ext.variant;
+            let interface = match &ext.interface {
+                Some(path) => quote!(dyn #path),
+                None => quote!(dyn #k::ext::NoInterface),
+            };
+            (quote!(true), interface, quote!(#fam::#v(node)))
+        }
+        None => (
+            quote!(false),
+            quote!(dyn #k::ext::NoInterface),
+            quote! {{
+                let _ = node;
+                ::core::unreachable!("a closed family has no downstream kinds")
+            }},
+        ),
+    };
+    quote! {
+        #[automatically_derived]
+        impl #k::ext::Extensible for #fam {
+            const OPEN: bool = #open;
+            type DynVisitor<'a> = dyn #visitor<::core::ops::ControlFlow<()>> + 'a;
+            type Interface = #interface;
+            #[inline]
+            fn from_ext(node: #k::ext::Ext<Self>) -> Self {
+                #from_ext
+            }
+        }
+    }
+}
+
+/// What an extensible family offers other crates: its trait objects and
+/// interface, and conversions from their kinds.
+fn extensible_items(f: &FamilyModel, ext: &ExtModel) -> TokenStream {
+    let k = &f.krate;
+    let fam = &f.ident;
+    let v = &ext.variant;
+    quote! {
+        #[automatically_derived]
+        impl<__K: #k::ext::ExtKind<#fam>> ::core::convert::From<#k::Node<__K>> for #fam {
+            #[inline]
+            fn from(node: #k::Node<__K>) -> Self {
+                #fam::#v(#k::ext::Ext::new(node))
+            }
+        }
+        #[automatically_derived]
+        impl ::core::convert::From<#k::ext::Ext<#fam>> for #fam {
+            #[inline]
+            fn from(node: #k::ext::Ext<#fam>) -> Self {
+                #fam::#v(node)
+            }
         }
     }
 }
@@ -338,14 +519,42 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             #def
         }
     });
-    let arms = f.kinds.iter().map(|kind| {
-        let (variant, hook) = (&kind.variant, format_ident!("mutate_{}", kind.snake));
-        quote!(#fam::#variant(n) => <__M as #trait_name>::#hook(mutator, n),)
+    let mut arms: Vec<TokenStream> = f
+        .kinds
+        .iter()
+        .map(|kind| {
+            let (variant, hook) = (&kind.variant, format_ident!("mutate_{}", kind.snake));
+            quote!(#fam::#variant(n) => <__M as #trait_name>::#hook(mutator, n),)
+        })
+        .collect();
+    let mut in_place_arms: Vec<TokenStream> = f
+        .kinds
+        .iter()
+        .map(|kind| {
+            let variant = &kind.variant;
+            quote!(#fam::#variant(n) => #k::driver::node_in_place(n, mutator),)
+        })
+        .collect();
+    let ext_hook = f.ext.as_ref().map(|ext| {
+        let variant = &ext.variant;
+        arms.push(quote!(#fam::#variant(n) => <__M as #trait_name>::mutate_ext(mutator, n),));
+        in_place_arms.push(quote! {
+            #fam::#variant(n) => #k::ext::__rebuild_in_place(mutator, |adapter| n.rebuild_in_place_dyn(adapter)),
+        });
+        let doc = format!(
+            "Hook for `{fam}::{variant}` nodes, of kinds other crates add to the family. \
+             Default: rebuild them from their mutated children, carrying over their other \
+             fields. A downstream pass routes it to its own hooks: \
+             `self.mutate_<extension family>(node)`."
+        );
+        quote! {
+            #[doc = #doc]
+            fn mutate_ext(&mut self, node: &#k::ext::Ext<#fam>) -> #k::Transformed<#fam> {
+                #k::ext::__rebuild(self, node, |adapter| node.rebuild_dyn(adapter)).map(#fam::#variant)
+            }
+        }
     });
-    let in_place_arms = f.kinds.iter().map(|kind| {
-        let variant = &kind.variant;
-        quote!(#fam::#variant(n) => #k::driver::node_in_place(n, mutator),)
-    });
+    let adapter = mutate_adapter(f, &trait_name);
     let kind_impls = f.kinds.iter().map(|kind| {
         let (ty, v) = (&kind.ty, &kind.variant);
         let (copy, in_place) = if kind.def {
@@ -410,6 +619,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
                 #k::__mutate_entry(self, node)
             }
             #(#hooks)*
+            #ext_hook
         }
 
         const _: () = {
@@ -435,7 +645,54 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
                 }
             }
             #(#kind_impls)*
+            #adapter
+            #[automatically_derived]
+            impl #k::ext::ExtensibleMut for #fam {
+                type DynMutator<'a> = dyn #trait_name + 'a;
+            }
         };
+    }
+}
+
+/// The family's mutator trait for `ir_core::ext::MutAdapter` (see `visit_adapter`).
+fn mutate_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
+    let k = &f.krate;
+    let fam = &f.ident;
+    let entry = format_ident!("mutate_{}", f.snake);
+    let forwards = f.kinds.iter().map(|kind| {
+        let ty = &kind.ty;
+        let hook = format_ident!("mutate_{}", kind.snake);
+        let def = kind.def.then(|| {
+            let def_hook = format_ident!("mutate_{}_def", kind.snake);
+            quote! {
+                fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#k::Node<#ty>> {
+                    <__M as #trait_name>::#def_hook(self.inner(), node)
+                }
+            }
+        });
+        quote! {
+            fn #hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#fam> {
+                <__M as #trait_name>::#hook(self.inner(), node)
+            }
+            #def
+        }
+    });
+    let ext = f.ext.as_ref().map(|_| {
+        quote! {
+            fn mutate_ext(&mut self, node: &#k::ext::Ext<#fam>) -> #k::Transformed<#fam> {
+                <__M as #trait_name>::mutate_ext(self.inner(), node)
+            }
+        }
+    });
+    quote! {
+        #[automatically_derived]
+        impl<__M: #trait_name + ?::core::marker::Sized> #trait_name for #k::ext::MutAdapter<'_, __M> {
+            fn #entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
+                <__M as #trait_name>::#entry(self.inner(), node)
+            }
+            #(#forwards)*
+            #ext
+        }
     }
 }
 
@@ -467,9 +724,31 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
             }
         }
     });
-    let arms = f.kinds.iter().map(|kind| {
-        let (variant, hook) = (&kind.variant, format_ident!("rewrite_{}", kind.snake));
-        quote!((#fam::#variant(pre), #fam::#variant(post)) => <__W as #trait_name>::#hook(rewriter, pre, post),)
+    let mut arms: Vec<TokenStream> = f
+        .kinds
+        .iter()
+        .map(|kind| {
+            let (variant, hook) = (&kind.variant, format_ident!("rewrite_{}", kind.snake));
+            quote!((#fam::#variant(pre), #fam::#variant(post)) => <__W as #trait_name>::#hook(rewriter, pre, post),)
+        })
+        .collect();
+    let ext_hook = f.ext.as_ref().map(|ext| {
+        let variant = &ext.variant;
+        arms.push(quote! {
+            (#fam::#variant(pre), #fam::#variant(post)) => <__W as #trait_name>::rewrite_ext(rewriter, pre, post),
+        });
+        quote! {
+            /// Post-order hook for nodes of kinds other crates add to the family.
+            /// Default: `Transformed::Keep`, i.e. `post`.
+            fn rewrite_ext(
+                &mut self,
+                pre: &#k::ext::Ext<#fam>,
+                post: &#k::ext::Ext<#fam>,
+            ) -> #k::Transformed<#fam> {
+                let _ = (pre, post);
+                #k::Transformed::Keep
+            }
+        }
     });
     let trait_doc = format!(
         "A post-order rewrite of [`{fam}`] graphs (TVM's `ExprRewriter`): each node is \
@@ -491,6 +770,7 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
                 #k::post_order::rewrite(self, root)
             }
             #(#hooks)*
+            #ext_hook
         }
 
         const _: () = {

@@ -11,6 +11,7 @@ mod bounds;
 mod check;
 mod crate_path;
 mod expand_eq;
+mod expand_extension;
 mod expand_family;
 mod expand_struct;
 mod model;
@@ -59,6 +60,10 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
         // use it do not fail as well.
         // A generic family cannot be named in the generated items at all.
         Some(model::Model::Family(f)) if f.generic => TokenStream::new(),
+        Some(model::Model::Family(f)) if f.extends.is_some() => {
+            let open = f.extends.clone().unwrap_or_else(|| f.krate.clone());
+            expand_extension::expand(&f, &open, which)
+        }
         Some(model::Model::Family(f)) => match which {
             Derive::StructuralEq => expand_eq::for_family(&f),
             _ => expand_family::expand(&f, which),

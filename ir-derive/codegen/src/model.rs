@@ -52,6 +52,18 @@ pub struct FamilyModel {
     pub partial: bool,
     /// The enum has generic parameters (an error): nothing is generated.
     pub generic: bool,
+    /// `#[ir(extensible)]`: the variant holding `Ext<Self>`, its index, and
+    /// the interface trait (if named).
+    pub ext: Option<ExtModel>,
+    /// `#[ir(extends(Expr))]`: the open family these kinds are added to.
+    pub extends: Option<syn::Path>,
+}
+
+/// The `Ext(Ext<Self>)` variant of an extensible family.
+pub struct ExtModel {
+    pub variant: syn::Ident,
+    pub index: usize,
+    pub interface: Option<syn::Path>,
 }
 
 impl FamilyModel {

@@ -1,6 +1,7 @@
 //! Reading the derive input and its `#[ir(...)]` attributes (darling).
 
-use darling::{FromDeriveInput, FromField, FromVariant, ast, util::PathList};
+use darling::util::{Override, PathList};
+use darling::{FromDeriveInput, FromField, FromMeta, FromVariant, ast};
 
 /// The whole input, as written.
 #[derive(FromDeriveInput)]
@@ -16,6 +17,20 @@ pub struct Input {
     /// `#[ir(uses(Type, Pattern))]`: other families this family's kinds contain.
     #[darling(default)]
     pub uses: Option<PathList>,
+    /// `#[ir(extensible)]` or `#[ir(extensible(interface = Trait))]`: other
+    /// crates may add kinds to this family (it has an `Ext(Ext<Self>)` variant).
+    #[darling(default)]
+    pub extensible: Option<Override<ExtensibleArgs>>,
+    /// `#[ir(extends(Expr))]`: this enum lists kinds added to the open family `Expr`.
+    #[darling(default)]
+    pub extends: Option<PathList>,
+}
+
+/// The arguments of `#[ir(extensible(...))]`.
+#[derive(FromMeta, Default, Clone)]
+pub struct ExtensibleArgs {
+    /// A trait every added kind implements, which upstream passes query.
+    pub interface: Option<syn::Path>,
 }
 
 /// One field of a struct (or of an enum variant).
