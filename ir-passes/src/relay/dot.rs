@@ -42,6 +42,7 @@ impl Dot {
             },
             Expr::Let(l) => format!("let %{}", l.var.name),
             Expr::If(_) => "if".into(),
+            Expr::Ext(x) => x.kind_name().into(),
         };
         text.replace('"', "\\\"")
     }

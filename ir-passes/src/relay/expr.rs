@@ -1,6 +1,9 @@
 //! Relay expressions.
 
+use ir_core::ext::Ext;
 use ir_core::{Mutable, Node, StructuralEq, Visitable};
+
+use super::extension::RelayExtension;
 
 use super::attrs::Attrs;
 use super::tensor::Tensor;
@@ -148,8 +151,11 @@ pub struct If {
 
 /// The family of Relay expressions. Var, Call, Let, If, Function and Tuple
 /// are graph nodes for structural equality: sharing them is observable.
+///
+/// The family is open: other crates add kinds to it (`Ext`), which implement
+/// [`RelayExtension`](super::RelayExtension) for Relay's passes.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(uses(Type))]
+#[ir(uses(Type), extensible(interface = RelayExtension))]
 pub enum Expr {
     /// A constant.
     Constant(Node<Constant>),
@@ -177,6 +183,8 @@ pub enum Expr {
     /// A conditional.
     #[ir(graph)]
     If(Node<If>),
+    /// A node of a kind added by another crate.
+    Ext(Ext<Expr>),
 }
 
 /// Constructors for pass authors and tests.

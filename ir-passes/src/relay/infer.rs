@@ -107,6 +107,7 @@ fn span_of(e: &Expr) -> Span {
         Expr::Call(n) => n.span,
         Expr::Let(n) => n.span,
         Expr::If(n) => n.span,
+        Expr::Ext(_) => Span::default(),
     }
 }
 
@@ -198,6 +199,16 @@ impl Infer<'_> {
     fn expr_uncached(&mut self, e: &Expr) -> Result<Type, TypeError> {
         let span = span_of(e);
         Ok(match e {
+            // A kind added by another crate types itself, or cannot be typed.
+            Expr::Ext(x) => match x.interface().ty() {
+                Some(t) => t,
+                None => {
+                    return err(
+                        span,
+                        format!("cannot infer the type of a `{}` node", x.kind_name()),
+                    );
+                }
+            },
             Expr::Constant(c) => Type::tensor(
                 c.data
                     .shape()

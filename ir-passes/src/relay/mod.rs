@@ -19,6 +19,7 @@ pub mod demo;
 mod dot;
 mod dtype;
 mod expr;
+mod extension;
 mod free_vars;
 mod infer;
 mod interp;
@@ -39,6 +40,7 @@ pub use expr::{
     Call, Constant, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function, GlobalVar, If, Let, Op,
     Span, Tuple, TupleGetItem, Var,
 };
+pub use extension::{ExtPrinter, RelayExtension};
 pub use free_vars::{free_vars, function_free_vars};
 pub use infer::{TypeError, TypeMap, check_module, infer_function, is_complete};
 pub use interp::{Closure, Value, eval_expr, run_main};

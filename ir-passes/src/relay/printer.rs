@@ -6,6 +6,7 @@
 use rustc_hash::FxHashSet as HashSet;
 use std::ops::ControlFlow;
 
+use super::extension::ExtPrinter;
 use super::free_vars::free_vars;
 use std::fmt::Write;
 
@@ -455,6 +456,25 @@ impl Printer {
                 self.write("(");
                 self.nested_seq(e, (l.addr(), 2));
                 self.write(")");
+            }
+            Expr::Ext(x) => {
+                let mut text = String::new();
+                let mut child = |out: &mut String, e: &Expr| {
+                    let start = self.lines.last().map_or(0, String::len);
+                    self.expr(e);
+                    if let Some(line) = self.lines.last_mut() {
+                        out.push_str(&line[start..]);
+                        line.truncate(start);
+                    }
+                };
+                x.interface().print(&mut ExtPrinter {
+                    text: &mut text,
+                    expr: &mut child,
+                });
+                if text.is_empty() {
+                    text = format!("{}()", x.kind_name());
+                }
+                self.write(&text);
             }
             Expr::If(i) => {
                 self.write("if (");
