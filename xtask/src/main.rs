@@ -2,11 +2,13 @@
 //!
 //! * `ci`: formatting, clippy with warnings denied, and the whole test suite,
 //!   exactly as `.ci/run` runs them.
-//! * `bless`: regenerates the expected `.stderr` of the compile-fail tests.
+//! * `bless`: regenerates the expected `.stderr` of the compile-fail tests and
+//!   the golden expansion `tests/expand/count_calls.expanded.rs`.
 //! * `expand <example | file.rs>`: prints what the derives generate for every
-//!   `#[derive(Visitable)]` / `#[derive(Mutable)]` item in that file.
-//! * `bench [--quick] [--vs-tvm]`: runs the benchmarks and prints their
-//!   markdown tables (see `bench.rs`).
+//!   `#[derive(Visitable)]` / `#[derive(Mutable)]` / `#[derive(StructuralEq)]`
+//!   item in that file.
+//! * `bench [--quick] [--vs-tvm] [--only SECTION]`: runs the benchmarks and
+//!   prints their markdown tables (see `bench.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -80,8 +82,10 @@ fn ci() -> Result<(), String> {
     cargo(&["bench", "--workspace", "--no-run"], &[])
 }
 
-/// Runs the criterion benchmarks and prints derived/hand-written ratios.
+/// Regenerates what the tests compare against: the compile-fail outputs
+/// (`tests/ui/*.stderr`) and the golden expansion (`tests/expand/`).
 fn bless() -> Result<(), String> {
+    expand::bless_golden()?;
     cargo(
         &["test", "--package", "irkit", "--test", "compile_fail"],
         &[("TRYBUILD", "overwrite")],

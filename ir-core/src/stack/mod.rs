@@ -3,15 +3,18 @@
 //! Every generated dispatch runs inside [`guarded`]. While enough stack is left
 //! that costs one thread-local load and a compare; when the stack runs low,
 //! the traversal continues on another stack segment, so recursion depth is
-//! bounded by memory, not by the thread's stack. Segments are pooled per
-//! thread ([`release_pooled`] unmaps them), so repeated deep traversals do not
-//! pay for mapping and faulting in fresh stack memory each time.
+//! bounded by memory, not by the thread's stack. A few segments are pooled
+//! per thread, so repeated deep traversals do not pay for mapping and
+//! faulting in fresh stack memory each time: by default
+//! [`DEFAULT_POOL_LIMIT`] (4 segments of 8 MiB, so at most 32 MiB stays
+//! mapped per thread after a deep pass); [`set_pool_limit`] changes it and
+//! [`release_pooled`] unmaps them.
 //! Pass authors never call this themselves, but may, for their own recursion.
 
 use std::cell::Cell;
 
 mod segment_pool;
-pub use segment_pool::{POOLED_SEGMENTS, release_pooled};
+pub use segment_pool::{DEFAULT_POOL_LIMIT, POOLED_SEGMENTS, release_pooled, set_pool_limit};
 
 /// Stack that must stay free below the current frame; recursion between two
 /// guarded calls (a hook body, one node's destructor) must fit in it.
@@ -155,6 +158,20 @@ mod tests {
         assert_eq!(sum(300_000), 300_000 * 300_001 / 2);
         super::release_pooled();
         assert_eq!(sum(300_000), 300_000 * 300_001 / 2);
+    }
+
+    #[test]
+    fn a_deep_traversal_leaves_a_bounded_pool() {
+        std::thread::spawn(|| {
+            // About 30 segments deep at the bottom.
+            assert_eq!(sum(3_000_000), 3_000_000 * 3_000_001 / 2);
+            assert!(super::segment_pool::pooled() <= super::DEFAULT_POOL_LIMIT);
+            super::set_pool_limit(0);
+            let _ = sum(1_000_000);
+            assert_eq!(super::segment_pool::pooled(), 0);
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

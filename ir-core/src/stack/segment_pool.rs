@@ -10,8 +10,32 @@ use std::cell::RefCell;
 
 use super::SEGMENT;
 
-/// Segments kept for reuse per thread (their memory stays mapped).
+/// The most segments a thread can keep for reuse ([`set_pool_limit`]).
 pub const POOLED_SEGMENTS: usize = 32;
+
+/// Segments a thread keeps for reuse unless told otherwise: 4 segments, so
+/// at most 32 MiB of stack memory stays mapped per thread after a deep pass.
+pub const DEFAULT_POOL_LIMIT: usize = 4;
+
+thread_local! {
+    static LIMIT: std::cell::Cell<usize> = const { std::cell::Cell::new(DEFAULT_POOL_LIMIT) };
+}
+
+/// Sets how many stack segments this thread keeps mapped for the next deep
+/// traversal (at most [`POOLED_SEGMENTS`]; default [`DEFAULT_POOL_LIMIT`]).
+/// More make repeated very deep passes faster (no mapping and first-touch
+/// page faults each time) at the price of memory held between them; segments
+/// beyond the limit are unmapped as a traversal returns. Lowering it does not
+/// unmap segments already kept: [`release_pooled`] does.
+pub fn set_pool_limit(segments: usize) {
+    let _ = LIMIT.try_with(|l| l.set(segments.min(POOLED_SEGMENTS)));
+}
+
+fn limit() -> usize {
+    LIMIT
+        .try_with(std::cell::Cell::get)
+        .unwrap_or(DEFAULT_POOL_LIMIT)
+}
 
 psm::psm_stack_manipulation! {
     yes {
@@ -76,9 +100,9 @@ psm::psm_stack_manipulation! {
                 self.segments[last].take()
             }
 
-            /// Keeps `segment` if there is room; otherwise it is unmapped.
+            /// Keeps `segment` if the thread's limit allows; otherwise it is unmapped.
             fn push(&mut self, segment: Segment) {
-                if self.len < POOLED_SEGMENTS {
+                if self.len < limit() {
                     self.segments[self.len] = Some(segment);
                     self.len += 1;
                 }
@@ -115,6 +139,12 @@ psm::psm_stack_manipulation! {
             }
         }
 
+        /// How many segments this thread keeps now.
+        #[cfg_attr(not(test), allow(dead_code))]
+        pub(crate) fn pooled() -> usize {
+            POOL.try_with(|p| p.borrow().len).unwrap_or(0)
+        }
+
         /// Unmaps this thread's pooled segments.
         pub fn release_pooled() {
             let _ = POOL.try_with(|p| {
@@ -137,5 +167,10 @@ psm::psm_stack_manipulation! {
 
         /// Nothing is pooled on this platform.
         pub fn release_pooled() {}
+
+        #[cfg_attr(not(test), allow(dead_code))]
+        pub(crate) fn pooled() -> usize {
+            0
+        }
     }
 }

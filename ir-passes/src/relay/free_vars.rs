@@ -1,17 +1,16 @@
 //! FreeVars: the variables an expression uses but does not bind.
 
-use rustc_hash::FxHashSet as HashSet;
 use std::ops::ControlFlow;
 
-use ir_core::{Node, VisitedSet};
+use ir_core::{IdSet, Node, VisitedSet};
 
 use super::expr::{Expr, ExprVisitor, Function, Var};
 use super::ty::{Type, TypeVisitor};
 
 #[derive(Default)]
 struct Free {
-    bound: HashSet<usize>,
-    seen: HashSet<usize>,
+    bound: IdSet<Node<Var>>,
+    seen: IdSet<Node<Var>>,
     free: Vec<Node<Var>>,
     visited: VisitedSet<Expr>,
 }
@@ -32,11 +31,11 @@ impl ExprVisitor for Free {
         })
     }
     fn visit_var_def(&mut self, v: &Node<Var>) {
-        self.bound.insert(v.addr());
+        self.bound.insert(v.id());
         v.walk(self);
     }
     fn visit_var(&mut self, v: &Node<Var>) {
-        if !self.bound.contains(&v.addr()) && self.seen.insert(v.addr()) {
+        if !self.bound.contains(&v.id()) && self.seen.insert(v.id()) {
             self.free.push(v.clone());
         }
     }

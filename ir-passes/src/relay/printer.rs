@@ -11,7 +11,7 @@ use super::free_vars::free_vars;
 use std::fmt::Write;
 
 use ir_core::stack::guarded;
-use ir_core::{Family, Node};
+use ir_core::{Family, Id, IdMap, Node};
 use rustc_hash::FxHashMap;
 
 use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
@@ -116,19 +116,19 @@ struct Printer {
     blocks: Vec<(BlockKey, String, usize)>,
     /// The block each shared compound node is bound in: the innermost block
     /// enclosing all its uses, so its `%N = ...;` precedes every use.
-    place: FxHashMap<usize, BlockKey>,
+    place: IdMap<Expr, BlockKey>,
     /// Lines being built (a nested binding starts a new one).
     lines: Vec<String>,
     indent: usize,
     /// References to each shared node (only nodes with several handles are counted).
-    uses: FxHashMap<usize, u32>,
+    uses: IdMap<Expr, u32>,
     /// `%N` of graph nodes already bound.
-    bound: FxHashMap<usize, String>,
+    bound: IdMap<Expr, String>,
     next_binding: usize,
-    var_names: FxHashMap<usize, String>,
+    var_names: IdMap<Node<Var>, String>,
     taken: HashSet<String>,
     meta: Vec<Tensor>,
-    meta_index: FxHashMap<usize, usize>,
+    meta_index: IdMap<Node<Constant>, usize>,
 }
 
 impl Printer {
@@ -140,7 +140,7 @@ impl Printer {
     }
 
     fn count_uses(&mut self, e: &Expr) {
-        struct Count<'a>(&'a mut FxHashMap<usize, u32>);
+        struct Count<'a>(&'a mut IdMap<Expr, u32>);
         impl TypeVisitor for Count<'_> {}
         impl ExprVisitor for Count<'_> {
             fn visit_expr(&mut self, e: &Expr) {
@@ -148,7 +148,7 @@ impl Printer {
                     if e.strong_count() == 1 {
                         return ControlFlow::Continue(());
                     }
-                    let n = pass.0.entry(e.addr()).or_insert(0);
+                    let n = pass.0.entry(e.id()).or_insert(0);
                     *n += 1;
                     if *n == 1 {
                         ControlFlow::Continue(())
@@ -165,17 +165,17 @@ impl Printer {
     /// its uses (blocks follow the printer: if branches, function bodies, lets
     /// in expression position). Scopes move outward only, so a worklist settles.
     fn place_bindings(&mut self, root: &Expr) {
-        let mut owner: FxHashMap<BlockKey, usize> = FxHashMap::default();
-        let mut scope_of: FxHashMap<usize, BlockKey> = FxHashMap::default();
-        let parent = |owner: &FxHashMap<BlockKey, usize>,
-                      scope_of: &FxHashMap<usize, BlockKey>,
+        let mut owner: FxHashMap<BlockKey, Id<Expr>> = FxHashMap::default();
+        let mut scope_of: IdMap<Expr, BlockKey> = IdMap::default();
+        let parent = |owner: &FxHashMap<BlockKey, Id<Expr>>,
+                      scope_of: &IdMap<Expr, BlockKey>,
                       k: BlockKey| {
             owner
                 .get(&k)
                 .map(|o| scope_of.get(o).copied().unwrap_or(ROOT))
         };
-        let lca = |owner: &FxHashMap<BlockKey, usize>,
-                   scope_of: &FxHashMap<usize, BlockKey>,
+        let lca = |owner: &FxHashMap<BlockKey, Id<Expr>>,
+                   scope_of: &IdMap<Expr, BlockKey>,
                    a: BlockKey,
                    b: BlockKey| {
             let chain = |mut k: BlockKey| {
@@ -199,7 +199,7 @@ impl Printer {
                 continue;
             }
             let shared = self.is_shared(&e);
-            let new = match scope_of.get(&e.addr()) {
+            let new = match scope_of.get(&e.id()) {
                 Some(&old) => {
                     let l = lca(&owner, &scope_of, old, here);
                     if l == old {
@@ -209,9 +209,9 @@ impl Printer {
                 }
                 None => here,
             };
-            scope_of.insert(e.addr(), new);
+            scope_of.insert(e.id(), new);
             let mut open = |key: BlockKey| {
-                owner.insert(key, e.addr());
+                owner.insert(key, e.id());
                 key
             };
             match &e {
@@ -331,7 +331,7 @@ impl Printer {
     }
 
     fn is_shared(&self, e: &Expr) -> bool {
-        self.uses.get(&e.addr()).is_some_and(|&n| n > 1)
+        self.uses.get(&e.id()).is_some_and(|&n| n > 1)
     }
 
     /// Compound nodes: printed once with `%N = ...;` when used more than once
@@ -353,7 +353,7 @@ impl Printer {
     /// it is a shared graph node, else the node itself.
     fn expr(&mut self, e: &Expr) {
         guarded(|| {
-            if let Some(name) = self.bound.get(&e.addr()) {
+            if let Some(name) = self.bound.get(&e.id()) {
                 let name = name.clone();
                 return self.write(&name);
             }
@@ -363,7 +363,7 @@ impl Printer {
                 let text = self.lines.pop().unwrap_or_default();
                 let name = format!("%{}", self.next_binding);
                 self.next_binding += 1;
-                let key = self.place.get(&e.addr()).copied().unwrap_or(ROOT);
+                let key = self.place.get(&e.id()).copied().unwrap_or(ROOT);
                 let top = self.blocks.len().saturating_sub(1);
                 let index = self
                     .blocks
@@ -373,7 +373,7 @@ impl Printer {
                 self.line_start();
                 self.write(&format!("{name} = {text};"));
                 self.line_end_in(index);
-                self.bound.insert(e.addr(), name.clone());
+                self.bound.insert(e.id(), name.clone());
                 return self.write(&name);
             }
             self.inline(e)
@@ -404,7 +404,7 @@ impl Printer {
             }
             Expr::TupleGetItem(g) => {
                 let atomic = matches!(g.tuple, Expr::Var(_))
-                    || self.bound.contains_key(&g.tuple.addr())
+                    || self.bound.contains_key(&g.tuple.id())
                     || (Self::is_graph(&g.tuple) && self.is_shared(&g.tuple));
                 if atomic {
                     self.expr(&g.tuple);
@@ -419,7 +419,7 @@ impl Printer {
                 let callee_atomic = matches!(
                     c.op,
                     Expr::Op(_) | Expr::Var(_) | Expr::GlobalVar(_) | Expr::Call(_)
-                ) || self.bound.contains_key(&c.op.addr())
+                ) || self.bound.contains_key(&c.op.id())
                     || (Self::is_graph(&c.op) && self.is_shared(&c.op));
                 if callee_atomic {
                     self.expr(&c.op);
@@ -526,7 +526,7 @@ impl Printer {
 
     /// `%name`, unique per variable node.
     fn var_name(&mut self, v: &Node<Var>) -> String {
-        if let Some(n) = self.var_names.get(&v.addr()) {
+        if let Some(n) = self.var_names.get(&v.id()) {
             return n.clone();
         }
         let base: String = v
@@ -552,7 +552,7 @@ impl Printer {
         }
         self.taken.insert(name.clone());
         let printed = format!("%{name}");
-        self.var_names.insert(v.addr(), printed.clone());
+        self.var_names.insert(v.id(), printed.clone());
         printed
     }
 
@@ -561,7 +561,7 @@ impl Printer {
             return self.write(&text);
         }
         let next = self.meta.len();
-        let index = *self.meta_index.entry(c.addr()).or_insert(next);
+        let index = *self.meta_index.entry(c.id()).or_insert(next);
         if index == next {
             self.meta.push(c.data.clone());
         }

@@ -1,9 +1,7 @@
 //! Well-formedness: every variable is bound once, every use is bound (or a
 //! parameter), and the program type-checks.
 
-use rustc_hash::FxHashSet as HashSet;
-
-use ir_core::{Node, VisitedSet};
+use ir_core::{IdSet, Node, VisitedSet};
 
 use super::expr::{Expr, ExprVisitor, Var};
 use super::free_vars::function_free_vars;
@@ -14,7 +12,7 @@ use super::ty::TypeVisitor;
 /// Reports variables bound more than once.
 #[derive(Default)]
 struct Definitions {
-    bound: HashSet<usize>,
+    bound: IdSet<Node<Var>>,
     errors: Vec<String>,
     seen: VisitedSet<Expr>,
 }
@@ -25,7 +23,7 @@ impl ExprVisitor for Definitions {
         ir_core::visited(self, e, |pass| &mut pass.seen)
     }
     fn visit_var_def(&mut self, v: &Node<Var>) {
-        if !self.bound.insert(v.addr()) {
+        if !self.bound.insert(v.id()) {
             self.errors.push(format!("%{} is bound twice", v.name));
         }
         v.walk(self);

@@ -4,23 +4,22 @@
 //! of dead bindings goes in one run.
 
 use ir_core::driver::{SpineMutate, mutate_chain};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use ir_core::{MemoMap, Node, Transformed, VisitedSet, Walk};
+use ir_core::{IdMap, IdSet, MemoMap, Node, Transformed, VisitedSet, Walk};
 
-use super::super::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
-use super::super::ty::{TypeMutator, TypeVisitor};
+use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
+use crate::relay::ty::{TypeMutator, TypeVisitor};
 
 /// Counts uses of variables by live code only, and notes variables used
 /// inside a function nested deeper than their binding (never inlined there:
 /// that would move the computation into every call).
 #[derive(Default)]
 struct LiveUses {
-    uses: HashMap<usize, usize>,
+    uses: IdMap<Node<Var>, usize>,
     seen: VisitedSet<Expr>,
     depth: usize,
-    bound_at: HashMap<usize, usize>,
-    captured: HashSet<usize>,
+    bound_at: IdMap<Node<Var>, usize>,
+    captured: IdSet<Node<Var>>,
 }
 
 impl TypeVisitor for LiveUses {}
@@ -33,13 +32,9 @@ impl ExprVisitor for LiveUses {
         }
     }
     fn visit_var(&mut self, v: &Node<Var>) {
-        *self.uses.entry(v.addr()).or_default() += 1;
-        if self
-            .bound_at
-            .get(&v.addr())
-            .is_some_and(|&d| d < self.depth)
-        {
-            self.captured.insert(v.addr());
+        *self.uses.entry(v.id()).or_default() += 1;
+        if self.bound_at.get(&v.id()).is_some_and(|&d| d < self.depth) {
+            self.captured.insert(v.id());
         }
     }
     fn visit_function(&mut self, f: &Node<Function>) {
@@ -53,7 +48,7 @@ impl ExprVisitor for LiveUses {
         let mut chain = vec![l];
         let mut cur = l;
         loop {
-            self.bound_at.insert(cur.var.addr(), self.depth);
+            self.bound_at.insert(cur.var.id(), self.depth);
             match cur.body.as_let() {
                 Some(next) if next.strong_count() == 1 => {
                     chain.push(next);
@@ -64,7 +59,7 @@ impl ExprVisitor for LiveUses {
         }
         self.visit_expr(&cur.body);
         for l in chain.into_iter().rev() {
-            if self.uses.get(&l.var.addr()).copied().unwrap_or(0) > 0 {
+            if self.uses.get(&l.var.id()).copied().unwrap_or(0) > 0 {
                 self.visit_expr(&l.value);
             }
         }
@@ -72,10 +67,10 @@ impl ExprVisitor for LiveUses {
 }
 
 struct Eliminate {
-    uses: HashMap<usize, usize>,
-    captured: HashSet<usize>,
+    uses: IdMap<Node<Var>, usize>,
+    captured: IdSet<Node<Var>>,
     inline_once: bool,
-    inlined: HashMap<usize, Expr>,
+    inlined: IdMap<Node<Var>, Expr>,
     memo: MemoMap<Expr>,
 }
 
@@ -86,18 +81,18 @@ impl ExprMutator for Eliminate {
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
-        self.inlined.get(&v.addr()).cloned().into()
+        self.inlined.get(&v.id()).cloned().into()
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         mutate_chain(l, self, |pass, l| {
-            let uses = pass.uses.get(&l.var.addr()).copied().unwrap_or(0);
+            let uses = pass.uses.get(&l.var.id()).copied().unwrap_or(0);
             let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
-            let inlinable = !recursive && !pass.captured.contains(&l.var.addr());
+            let inlinable = !recursive && !pass.captured.contains(&l.var.id());
             if uses == 0 || (pass.inline_once && uses == 1 && inlinable) {
                 if uses == 1 {
                     let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
-                    pass.inlined.insert(l.var.addr(), value);
+                    pass.inlined.insert(l.var.id(), value);
                 }
                 return None;
             }
@@ -115,7 +110,7 @@ pub fn dead_code_elimination(e: &Expr, inline_once: bool) -> Expr {
         uses: live.uses,
         captured: live.captured,
         inline_once,
-        inlined: HashMap::default(),
+        inlined: IdMap::default(),
         memo: MemoMap::new(),
     };
     pass.mutate_expr(e).unwrap_or_clone(e)

@@ -7,10 +7,10 @@ use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::{Family, Node, Transformed};
 
-use super::super::attrs::Attrs;
-use super::super::expr::{Call, Expr, ExprRewriter};
-use super::super::tensor::Tensor;
-use super::super::ty::TypeRewriter;
+use crate::relay::attrs::Attrs;
+use crate::relay::expr::{Call, Expr, ExprRewriter};
+use crate::relay::tensor::Tensor;
+use crate::relay::ty::TypeRewriter;
 
 #[derive(Hash, PartialEq, Eq)]
 enum Callee {

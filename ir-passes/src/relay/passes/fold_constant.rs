@@ -4,31 +4,30 @@
 //! literals and picks the branch of an `if` with a constant condition.
 
 use ir_core::driver::mutate_chain;
-use rustc_hash::FxHashMap as HashMap;
 
-use ir_core::{Family, MemoMap, Node, Transformed};
+use ir_core::{Family, IdMap, MemoMap, Node, Transformed};
 
-use super::super::expr::{
+use crate::relay::expr::{
     Call, Constant, Expr, ExprMutator, ExprVisitor, If, Let, TupleGetItem, Var,
 };
-use super::super::ops::{OpValue, op};
-use super::super::tensor::Tensor;
-use super::super::ty::{TypeMutator, TypeVisitor};
+use crate::relay::ops::{OpValue, op};
+use crate::relay::tensor::Tensor;
+use crate::relay::ty::{TypeMutator, TypeVisitor};
 
 /// Whether an expression is constant: a `Constant`, or a `Tuple` of constants.
 #[derive(Default)]
 pub struct ConstantChecker {
-    memo: HashMap<usize, bool>,
+    memo: IdMap<Expr, bool>,
 }
 
 impl ConstantChecker {
     /// `true` for a constant or a tuple of constants (memoized).
     pub fn check(&mut self, e: &Expr) -> bool {
-        if let Some(&known) = self.memo.get(&e.addr()) {
+        if let Some(&known) = self.memo.get(&e.id()) {
             return known;
         }
         self.visit_expr(e);
-        self.memo.get(&e.addr()).copied().unwrap_or(false)
+        self.memo.get(&e.id()).copied().unwrap_or(false)
     }
 }
 
@@ -42,7 +41,7 @@ impl ExprVisitor for ConstantChecker {
             Expr::Ext(x) => x.interface().constant().is_some(),
             _ => false,
         };
-        self.memo.insert(e.addr(), constant);
+        self.memo.insert(e.id(), constant);
     }
 }
 
@@ -52,7 +51,7 @@ pub struct ConstantFolder {
     memo: MemoMap<Expr>,
     checker: ConstantChecker,
     /// Let-bound variables whose value folded to a constant.
-    constants: HashMap<usize, Expr>,
+    constants: IdMap<Node<Var>, Expr>,
 }
 
 impl ConstantFolder {
@@ -90,7 +89,7 @@ impl ExprMutator for ConstantFolder {
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
-        self.constants.get(&v.addr()).cloned().into()
+        self.constants.get(&v.id()).cloned().into()
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
@@ -98,7 +97,7 @@ impl ExprMutator for ConstantFolder {
             let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
             if pass.checker.check(&value) {
                 // Substituted into every use: the binding goes.
-                pass.constants.insert(l.var.addr(), value);
+                pass.constants.insert(l.var.id(), value);
                 return None;
             }
             Some(if value.same_as(&l.value) {

@@ -3,18 +3,16 @@
 //! readers see them. A retyped variable is remapped at its definition and at
 //! every use (Relax's `var_remap_`), so both stay the same node.
 
-use rustc_hash::FxHashMap as HashMap;
+use ir_core::{IdMap, MemoMap, Node, Transformed};
 
-use ir_core::{MemoMap, Node, Transformed};
-
-use super::super::expr::{Expr, ExprMutator, Function, Var};
-use super::super::infer::{TypeError, TypeMap, infer_function, is_complete};
-use super::super::module::RelayModule;
-use super::super::ty::TypeMutator;
+use crate::relay::expr::{Expr, ExprMutator, Function, Var};
+use crate::relay::infer::{TypeError, TypeMap, infer_function, is_complete};
+use crate::relay::module::RelayModule;
+use crate::relay::ty::TypeMutator;
 
 struct Fill<'a> {
     types: &'a TypeMap,
-    remap: HashMap<usize, Node<Var>>,
+    remap: IdMap<Node<Var>, Node<Var>>,
     memo: MemoMap<Expr>,
 }
 
@@ -25,7 +23,7 @@ impl ExprMutator for Fill<'_> {
     }
 
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
-        if let Some(new) = self.remap.get(&v.addr()) {
+        if let Some(new) = self.remap.get(&v.id()) {
             return Transformed::Replace(new.clone());
         }
         match self.types.of_var(v) {
@@ -34,7 +32,7 @@ impl ExprMutator for Fill<'_> {
                     annotation: Some(t.clone()),
                     ..(**v).clone()
                 });
-                self.remap.insert(v.addr(), new.clone());
+                self.remap.insert(v.id(), new.clone());
                 Transformed::Replace(new)
             }
             _ => Transformed::Keep,
@@ -42,7 +40,7 @@ impl ExprMutator for Fill<'_> {
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
-        self.remap.get(&v.addr()).cloned().map(Expr::from).into()
+        self.remap.get(&v.id()).cloned().map(Expr::from).into()
     }
 
     fn mutate_function(&mut self, f: &Node<Function>) -> Transformed<Expr> {
@@ -73,7 +71,7 @@ pub fn fill_types(
     let (types, _) = infer_function(module, f)?;
     let mut fill = Fill {
         types: &types,
-        remap: HashMap::default(),
+        remap: IdMap::default(),
         memo: MemoMap::new(),
     };
     Ok(fill.fill_function(f))

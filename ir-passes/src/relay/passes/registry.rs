@@ -5,11 +5,11 @@ use ir_core::pass::{
 };
 use ir_core::{Node, Transformed};
 
-use super::super::expr::{Expr, Function};
-use super::super::module::RelayModule;
 use super::{
     dead_code_elimination, eliminate_common_subexpr, fill_types, fold_constant, to_anf, to_gnf,
 };
+use crate::relay::expr::{Expr, Function};
+use crate::relay::module::RelayModule;
 
 /// The pipeline `ir-opt` runs on its demo model.
 pub const DEFAULT_PIPELINE: &str = "infer-type,fold-constant,cse,dce";

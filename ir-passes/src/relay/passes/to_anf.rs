@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap as HashMap;
 use ir_core::stack::guarded;
 use ir_core::{Family, Node};
 
-use super::super::expr::{Call, Expr, Function, If, Tuple, TupleGetItem, Var};
+use crate::relay::expr::{Call, Expr, Function, If, Tuple, TupleGetItem, Var};
 
 type ScopeId = usize;
 

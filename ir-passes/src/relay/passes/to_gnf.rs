@@ -7,8 +7,8 @@ use std::ops::ControlFlow;
 
 use ir_core::{MemoMap, Node, Transformed, VisitedSet};
 
-use super::super::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
-use super::super::ty::{TypeMutator, TypeVisitor};
+use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
+use crate::relay::ty::{TypeMutator, TypeVisitor};
 
 /// `true` if `v` is used inside `e`.
 fn uses(e: &Expr, v: &Node<Var>) -> bool {
