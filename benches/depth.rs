@@ -8,7 +8,7 @@ mod support;
 
 use std::time::Instant;
 
-use irkit::passes::relay::*;
+use ir_passes::relay::*;
 use irkit::prelude::*;
 use irkit::structural::{structural_eq_map_free_vars, structural_hash};
 use support::{header, peak_rss_mib, quick, row};

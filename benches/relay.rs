@@ -8,9 +8,9 @@ mod support;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use ir_passes::relay::passes::{dead_code_elimination, fold_constant, registry, to_anf};
+use ir_passes::relay::*;
 use irkit::pass::{Module, PassContext};
-use irkit::passes::relay::passes::{dead_code_elimination, fold_constant, registry, to_anf};
-use irkit::passes::relay::*;
 use irkit::prelude::*;
 use irkit::structural::{structural_eq, structural_hash};
 use support::{header, mean_ns, note, quick, row, verdict};

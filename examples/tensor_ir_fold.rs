@@ -4,7 +4,7 @@
 //!
 //! Run with `cargo run --example tensor_ir_fold`.
 
-use irkit::passes::tensor_ir::{
+use ir_passes::tensor_ir::{
     ConstantFolder, ExprVisitor, Stmt, StmtVisitor, assign, constant, for_loop, var, var_of,
 };
 use irkit::{Node, Walk};
@@ -17,11 +17,11 @@ struct NodeCounter {
 }
 
 impl ExprVisitor for NodeCounter {
-    fn visit_expr(&mut self, e: &irkit::passes::tensor_ir::Expr) {
+    fn visit_expr(&mut self, e: &ir_passes::tensor_ir::Expr) {
         self.exprs += 1;
         e.walk(self);
     }
-    fn visit_var_def(&mut self, v: &Node<irkit::passes::tensor_ir::Var>) {
+    fn visit_var_def(&mut self, v: &Node<ir_passes::tensor_ir::Var>) {
         self.exprs += 1;
         v.walk(self);
     }
@@ -48,7 +48,7 @@ fn main() {
     println!("expr a before folder:{a}, after folder:{}", folder.fold(&a));
     println!("expr b before folder:{b}, after folder:{}", folder.fold(&b));
 
-    let i = var_of("i", irkit::passes::tensor_ir::DType::S32);
+    let i = var_of("i", ir_passes::tensor_ir::DType::S32);
     let loop_ = for_loop(
         i.clone(),
         constant(0),

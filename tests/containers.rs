@@ -1,7 +1,7 @@
 //! Children inside `Vec`, `Option`, `Box`, tuples and arrays are traversed
 //! element by element, in order, and rebuilt copy-on-write.
 
-use irkit::passes::tensor_ir::{ConstantFolder, Expr, ExprVisitor, Var, constant, var};
+use ir_passes::tensor_ir::{ConstantFolder, Expr, ExprVisitor, Var, constant, var};
 use irkit::prelude::*;
 use irkit::{Mutate, Visit};
 
@@ -30,7 +30,7 @@ fn sample(n: i64) -> Everything {
 #[derive(Default)]
 struct Order(Vec<i64>);
 impl ExprVisitor for Order {
-    fn visit_constant(&mut self, c: &Node<irkit::passes::tensor_ir::Constant>) {
+    fn visit_constant(&mut self, c: &Node<ir_passes::tensor_ir::Constant>) {
         self.0.push(c.value);
     }
 }

@@ -1,7 +1,7 @@
 //! Node structs with type parameters, and plain derived structs as children.
 
+use ir_passes::tensor_ir::{Binary, BinaryOp, DivOp, Expr, ExprVisitor, constant, var};
 use irkit::RebuildFields;
-use irkit::passes::tensor_ir::{Binary, BinaryOp, DivOp, Expr, ExprVisitor, constant, var};
 use irkit::prelude::*;
 
 /// A generic struct whose children are the type parameter.
@@ -35,7 +35,7 @@ fn a_generic_kind_dispatches_per_instantiation() {
 fn a_generic_struct_of_children_is_visited_and_rebuilt() {
     struct CountVars(usize);
     impl ExprVisitor for CountVars {
-        fn visit_var(&mut self, v: &Node<irkit::passes::tensor_ir::Var>) {
+        fn visit_var(&mut self, v: &Node<ir_passes::tensor_ir::Var>) {
             self.0 += 1;
             v.walk(self);
         }
@@ -49,7 +49,7 @@ fn a_generic_struct_of_children_is_visited_and_rebuilt() {
     pair.walk(&mut count);
     assert_eq!(count.0, 2);
 
-    let mut folder = irkit::passes::tensor_ir::ConstantFolder;
+    let mut folder = ir_passes::tensor_ir::ConstantFolder;
     let folded = pair
         .rebuild_fields(&mut folder)
         .into_option()

@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
+use ir_passes::tensor_ir::*;
 use irkit::pass::*;
-use irkit::passes::tensor_ir::*;
 use irkit::prelude::*;
 use pretty_assertions::assert_eq;
 

@@ -4,9 +4,9 @@
 
 use std::time::Instant;
 
+use ir_passes::relay::passes::registry;
+use ir_passes::relay::*;
 use irkit::pass::PassContext;
-use irkit::passes::relay::passes::registry;
-use irkit::passes::relay::*;
 use irkit::structural::{structural_eq, structural_hash};
 
 const N: usize = 1_000_000;

@@ -1,6 +1,6 @@
 //! The reference interpreter and the operator kernels.
 
-use irkit::passes::relay::*;
+use ir_passes::relay::*;
 use ndarray::{ArrayD, IxDyn};
 use pretty_assertions::assert_eq;
 

@@ -2,9 +2,9 @@
 //! outputs compared as text; cases from TVM's tests/python/relay/test_pass_*.py,
 //! translated. Every result is also checked against the interpreter.
 
+use ir_passes::relay::passes::registry;
+use ir_passes::relay::*;
 use irkit::pass::PassContext;
-use irkit::passes::relay::passes::registry;
-use irkit::passes::relay::*;
 use ndarray::{ArrayD, IxDyn};
 use pretty_assertions::assert_eq;
 
@@ -267,7 +267,7 @@ fn type_errors_name_the_pass_and_the_place() {
 #[test]
 fn the_default_pipeline() {
     check(
-        irkit::passes::relay::passes::DEFAULT_PIPELINE,
+        ir_passes::relay::passes::DEFAULT_PIPELINE,
         r#"#[version = "0.0.5"]
 def @main(%x: Tensor[(1, 4), float32]) {
   let %scale = multiply(2f, 3f);

@@ -2,10 +2,10 @@
 //! what the interpreter computes and keeps the program well-formed, and
 //! printing then parsing gives back a structurally equal program.
 
+use ir_passes::relay::passes::registry;
+use ir_passes::relay::*;
 use irkit::Node;
 use irkit::pass::PassContext;
-use irkit::passes::relay::passes::registry;
-use irkit::passes::relay::*;
 use irkit::structural::structural_eq;
 use proptest::prelude::*;
 

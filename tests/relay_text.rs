@@ -2,7 +2,7 @@
 //! parse, print and parse back to structurally equal programs; errors say
 //! where and what was expected.
 
-use irkit::passes::relay::*;
+use ir_passes::relay::*;
 use irkit::prelude::*;
 use pretty_assertions::assert_eq;
 

@@ -3,9 +3,9 @@
 //! under alpha-equivalence (as `assert_structural_equal`, after the same
 //! passes); where TVM checks a property or a result, so do we.
 
+use ir_passes::relay::passes::registry;
+use ir_passes::relay::*;
 use irkit::pass::PassContext;
-use irkit::passes::relay::passes::registry;
-use irkit::passes::relay::*;
 use irkit::structural::{structural_eq, structural_eq_map_free_vars};
 
 fn run(pipeline: &str, module: &RelayModule) -> RelayModule {

@@ -1,7 +1,7 @@
 //! Several families in one IR: Tensor IR statements hold expressions, and a
 //! pass over both families needs one line per family.
 
-use irkit::passes::tensor_ir::*;
+use ir_passes::tensor_ir::*;
 use irkit::prelude::*;
 use pretty_assertions::assert_eq;
 

@@ -169,7 +169,7 @@ fn million_deep_chains_compare_and_hash() {
 /// Relay's let bodies are tails: long chains are compared and hashed in a
 /// loop, with the same answers as recursion.
 mod relay_chains {
-    use irkit::passes::relay::parse_expr;
+    use ir_passes::relay::parse_expr;
     use irkit::prelude::*;
 
     /// `let %<p>i = add(%<p>(i-1), 1f); ...` with the literal at `odd` changed.

@@ -1,4 +1,6 @@
 //! IR dialects built only with irkit's derives, and the passes over them.
 
+#[cfg(feature = "relay")]
 pub mod relay;
+#[cfg(feature = "tensor-ir")]
 pub mod tensor_ir;

@@ -8,14 +8,14 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
-use irkit::Node;
-use irkit::pass::{PassContext, PassTimer, PrintIr, VerifyEach};
-use irkit::passes::relay::passes::{DEFAULT_PIPELINE, registry};
-use irkit::passes::relay::{
+use ir_core::Node;
+use ir_core::pass::{PassContext, PassTimer, PrintIr, VerifyEach};
+use ir_core::structural::{structural_eq, structural_eq_map_free_vars};
+use ir_passes::relay::passes::{DEFAULT_PIPELINE, registry};
+use ir_passes::relay::{
     Function, RelayModule, Span, demo::DEMO_MODEL, free_vars, module_to_dot, parse_expr,
     parse_module, print_expr, print_module, well_formed,
 };
-use irkit::structural::{structural_eq, structural_eq_map_free_vars};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Emit {
