@@ -122,10 +122,11 @@ fn set(flag: Flag) {
 /// before dispatching the node at `node`: an armed node of this pass passes
 /// through; anything else disarms.
 #[inline(always)]
-pub(crate) fn pass_through<P: ?Sized>(pass: &P, node: usize) {
+pub(crate) fn pass_through<P: ?Sized>(pass: &P, node: impl FnOnce() -> usize) {
     if !active() {
         return;
     }
+    let node = node();
     let flag = get();
     if flag.node == node && flag.state == ARMED && flag.pass.is(PassId::of(pass)) {
         set(Flag {

@@ -190,7 +190,7 @@ where
     F: Family + Clone + Rebuild<M>,
 {
     if node.strong_count() == 1 {
-        crate::driver::pass_through(mutator, node.addr());
+        crate::driver::pass_through(mutator, || node.addr());
         return node.rebuild(mutator);
     }
     if let Some(done) = memo(mutator).get(node) {

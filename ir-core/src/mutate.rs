@@ -194,7 +194,7 @@ pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>>(
 #[doc(hidden)]
 #[inline]
 pub fn __mutate_entry<M: ?Sized, F: Rebuild<M>>(mutator: &mut M, node: &F) -> Transformed<F> {
-    crate::driver::pass_through(mutator, node.node_handle().addr);
+    crate::driver::pass_through(mutator, || node.node_handle().addr);
     node.rebuild(mutator)
 }
 

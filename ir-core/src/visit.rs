@@ -151,7 +151,7 @@ pub fn __visit_default<V: ?Sized, R: VisitResult, K: Walk<V, R> + ChildType>(
 #[inline]
 pub fn __visit_entry<V: ?Sized, R, F: Walk<V, R> + Family>(visitor: &mut V, node: &F) -> R {
     if F::ANY_TAIL {
-        crate::driver::pass_through(visitor, node.addr());
+        crate::driver::pass_through(visitor, || node.addr());
     }
     node.walk(visitor)
 }

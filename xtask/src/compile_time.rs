@@ -127,6 +127,8 @@ pub struct Measured {
     /// Build from an empty target directory, dependencies included.
     pub clean_seconds: Option<f64>,
     pub lines_per_kind: f64,
+    /// Size of the built library (metadata and machine code).
+    pub rlib_bytes: u64,
 }
 
 fn write_crate(dir: &Path, name: &str, deps: &str, source: &str) -> Result<(), String> {
@@ -213,6 +215,15 @@ pub fn measure(runs: usize, from_scratch: bool) -> Result<Vec<Measured>, String>
             seconds: best,
             clean_seconds,
             lines_per_kind: lines as f64 / KINDS as f64,
+            rlib_bytes: std::fs::metadata(target.join("release").join(format!(
+                "lib{}.rlib",
+                if name == "derived" {
+                    "ir_derived_64"
+                } else {
+                    "ir_hand_64"
+                }
+            )))
+            .map_or(0, |m| m.len()),
         });
     }
     Ok(out)

@@ -78,6 +78,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             let doc = def_hook_doc(kind, "visit its children");
             quote! {
                 #[doc = #doc]
+                #[inline]
                 fn #def_hook(&mut self, node: &#k::Node<#ty>) -> R {
                     #k::Walk::walk(&**node, self)
                 }
@@ -85,6 +86,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
         });
         quote! {
             #[doc = #doc]
+            #[inline]
             fn #hook(&mut self, node: &#k::Node<#ty>) -> R {
                 #default_body
             }
@@ -111,6 +113,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
                    pass routes it to its own hooks: `self.visit_<extension family>(node)`.";
         quote! {
             #[doc = #doc]
+            #[inline]
             fn visit_ext(&mut self, node: &#k::ext::Ext<#fam>) -> R {
                 #k::ext::__walk(self, |adapter| node.walk_dyn(adapter))
             }
@@ -129,6 +132,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
                 #k::VisitKind<__V, __R> for #ty
             {
+                #[inline]
                 fn visit_node(node: &#k::Node<Self>, visitor: &mut __V) -> __R {
                     <__V as #trait_name<__R>>::#hook(visitor, node)
                 }
@@ -163,6 +167,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
         #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
         #vis trait #trait_name<R: #k::VisitResult = ()> #supers {
             #[doc = #entry_doc]
+            #[inline]
             fn #entry(&mut self, node: &#fam) -> R {
                 #k::__visit_entry(self, node)
             }
@@ -175,6 +180,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
                 #k::Walk<__V, __R> for #fam
             {
+                #[inline]
                 fn walk(&self, visitor: &mut __V) -> __R {
                     #k::stack::guarded(|| match self { #(#arms)* #fallback })
                 }
@@ -183,6 +189,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
                 #k::Visit<__V, __R> for #fam
             {
+                #[inline]
                 fn visit(&self, visitor: &mut __V) -> __R {
                     <__V as #trait_name<__R>>::#entry(visitor, self)
                 }
@@ -208,6 +215,7 @@ fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
         }
         hooks.into_iter().map(move |hook| {
             quote! {
+                #[inline]
                 fn #hook(&mut self, node: &#k::Node<#ty>) -> ::core::ops::ControlFlow<()> {
                     self.forward(|pass| <__V as #trait_name<__R>>::#hook(pass, node))
                 }
@@ -215,6 +223,7 @@ fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
         })
     });
     let ext = quote! {
+        #[inline]
         fn visit_ext(&mut self, node: &#k::ext::Ext<#fam>) -> ::core::ops::ControlFlow<()> {
             self.forward(|pass| <__V as #trait_name<__R>>::visit_ext(pass, node))
         }
@@ -224,6 +233,7 @@ fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
         impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
             #trait_name<::core::ops::ControlFlow<()>> for #k::ext::VisitAdapter<'_, __V, __R>
         {
+            #[inline]
             fn #entry(&mut self, node: &#fam) -> ::core::ops::ControlFlow<()> {
                 self.forward(|pass| <__V as #trait_name<__R>>::#entry(pass, node))
             }
@@ -506,6 +516,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             );
             quote! {
                 #[doc = #doc]
+                #[inline]
                 fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#k::Node<#ty>> {
                     #k::__mutate_default_def(self, node)
                 }
@@ -513,6 +524,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         });
         quote! {
             #[doc = #doc]
+            #[inline]
             fn #hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#fam> {
                 #default_body
             }
@@ -549,6 +561,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         );
         quote! {
             #[doc = #doc]
+            #[inline]
             fn mutate_ext(&mut self, node: &#k::ext::Ext<#fam>) -> #k::Transformed<#fam> {
                 #k::ext::__rebuild(self, node, |adapter| node.rebuild_dyn(adapter)).map(#fam::#variant)
             }
@@ -572,9 +585,11 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         quote! {
             #[automatically_derived]
             impl<__M: #trait_name + ?::core::marker::Sized> #k::MutateKind<__M> for #ty {
+                #[inline]
                 fn mutate_node(node: &#k::Node<Self>, mutator: &mut __M) -> #k::Transformed<#k::Node<Self>> {
                     #copy
                 }
+                #[inline]
                 fn mutate_node_in_place(node: &mut #k::Node<Self>, mutator: &mut __M) -> bool {
                     #in_place
                 }
@@ -615,6 +630,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
         #vis trait #trait_name #supers {
             #[doc = #entry_doc]
+            #[inline]
             fn #entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
                 #k::__mutate_entry(self, node)
             }
@@ -625,21 +641,26 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         const _: () = {
             #[automatically_derived]
             impl<__M: #trait_name + ?::core::marker::Sized> #k::Rebuild<__M> for #fam {
+                #[inline]
                 fn rebuild(&self, mutator: &mut __M) -> #k::Transformed<Self> {
                     #k::stack::guarded(|| match self { #(#arms)* #fallback })
                 }
+                #[inline]
                 fn rebuild_in_place(&mut self, mutator: &mut __M) -> bool {
                     match self { #(#in_place_arms)* #fallback }
                 }
+                #[inline]
                 fn node_handle(&self) -> #k::HandleInfo {
                     #k::__handle(self)
                 }
             }
             #[automatically_derived]
             impl<__M: #trait_name + ?::core::marker::Sized> #k::Mutate<__M> for #fam {
+                #[inline]
                 fn mutate(&self, mutator: &mut __M) -> #k::Transformed<Self> {
                     <__M as #trait_name>::#entry(mutator, self)
                 }
+                #[inline]
                 fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
                     #k::stack::guarded(|| #k::driver::slot_in_place(self, mutator))
                 }
@@ -665,12 +686,14 @@ fn mutate_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
         let def = kind.def.then(|| {
             let def_hook = format_ident!("mutate_{}_def", kind.snake);
             quote! {
+                #[inline]
                 fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#k::Node<#ty>> {
                     <__M as #trait_name>::#def_hook(self.inner(), node)
                 }
             }
         });
         quote! {
+            #[inline]
             fn #hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#fam> {
                 <__M as #trait_name>::#hook(self.inner(), node)
             }
@@ -679,6 +702,7 @@ fn mutate_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
     });
     let ext = f.ext.as_ref().map(|_| {
         quote! {
+            #[inline]
             fn mutate_ext(&mut self, node: &#k::ext::Ext<#fam>) -> #k::Transformed<#fam> {
                 <__M as #trait_name>::mutate_ext(self.inner(), node)
             }
@@ -687,6 +711,7 @@ fn mutate_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
     quote! {
         #[automatically_derived]
         impl<__M: #trait_name + ?::core::marker::Sized> #trait_name for #k::ext::MutAdapter<'_, __M> {
+            #[inline]
             fn #entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
                 <__M as #trait_name>::#entry(self.inner(), node)
             }
@@ -718,6 +743,7 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
         );
         quote! {
             #[doc = #doc]
+            #[inline]
             fn #hook(&mut self, pre: &#k::Node<#ty>, post: &#k::Node<#ty>) -> #k::Transformed<#fam> {
                 let _ = (pre, post);
                 #k::Transformed::Keep
@@ -766,6 +792,7 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
         #[doc = #trait_doc]
         #vis trait #trait_name #supers {
             #[doc = #entry_doc]
+            #[inline]
             fn #entry(&mut self, root: &#fam) -> #fam {
                 #k::post_order::rewrite(self, root)
             }
@@ -776,6 +803,7 @@ fn rewriter_trait(f: &FamilyModel) -> TokenStream {
         const _: () = {
             #[automatically_derived]
             impl<__W: #trait_name + ?::core::marker::Sized> #mutator for #k::post_order::PostOrder<'_, __W> {
+                #[inline]
                 fn #mutator_entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
                     #k::post_order::__step(self, node, |rewriter, pre, post| {
                         #[allow(unreachable_patterns)]

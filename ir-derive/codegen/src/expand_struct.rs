@@ -70,6 +70,7 @@ fn visitable(s: &StructModel) -> TokenStream {
             let walk = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::Walk<__V, __R> for #ident #ty_g #where_c {
+                    #[inline]
                     fn walk(&self, #param: &mut __V) -> __R {
                         #body
                     }
@@ -97,6 +98,7 @@ fn visitable(s: &StructModel) -> TokenStream {
             let walk = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::Walk<__V, __R> for #ident #ty_g #walk_where {
+                    #[inline]
                     fn walk(&self, visitor: &mut __V) -> __R {
                         #k::driver::walk_chain(self, visitor)
                     }
@@ -106,15 +108,18 @@ fn visitable(s: &StructModel) -> TokenStream {
                 #[automatically_derived]
                 impl #impl_g #k::driver::SpineVisit<__V, __R> for #ident #ty_g #head_where {
                     #[allow(unused_variables)]
+                    #[inline]
                     fn walk_head(&self, __visitor: &mut __V) -> __R {
                         #head_body
                     }
                 }
                 #[automatically_derived]
                 impl #own_impl_g #k::driver::Spine for #ident #own_ty_g #own_where {
+                    #[inline]
                     fn tail(&self) -> &<Self as #k::NodeKind>::Family {
                         &self.#tail_member
                     }
+                    #[inline]
                     fn tail_mut(&mut self) -> &mut <Self as #k::NodeKind>::Family {
                         &mut self.#tail_member
                     }
@@ -153,6 +158,7 @@ fn visitable(s: &StructModel) -> TokenStream {
         #tail_items
         #[automatically_derived]
         impl #visit_impl_g #k::Visit<__V, __R> for #ident #ty_g #visit_where {
+            #[inline]
             fn visit(&self, visitor: &mut __V) -> __R {
                 #k::Walk::walk(self, visitor)
             }
@@ -252,9 +258,11 @@ fn mutable(s: &StructModel) -> TokenStream {
             let rebuild = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::RebuildFields<__M> for #ident #ty_g #where_c {
+                    #[inline]
                     fn rebuild_fields(&self, #param: &mut __M) -> #k::Transformed<Self> {
                         #rebuild_body
                     }
+                    #[inline]
                     fn rebuild_fields_in_place(&mut self, #param: &mut __M) -> bool {
                         #in_place_body
                     }
@@ -283,9 +291,11 @@ fn mutable(s: &StructModel) -> TokenStream {
             let rebuild = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::RebuildFields<__M> for #ident #ty_g #chain_where {
+                    #[inline]
                     fn rebuild_fields(&self, mutator: &mut __M) -> #k::Transformed<Self> {
                         #k::driver::rebuild_chain(self, mutator)
                     }
+                    #[inline]
                     fn rebuild_fields_in_place(&mut self, mutator: &mut __M) -> bool {
                         let head = #k::driver::SpineMutate::rebuild_head_in_place(self, mutator);
                         #k::driver::tail_in_place::<__M, Self>(&mut self.#tail_member, mutator) | head
@@ -296,6 +306,7 @@ fn mutable(s: &StructModel) -> TokenStream {
                 #[automatically_derived]
                 impl #impl_g #k::driver::SpineMutate<__M> for #ident #ty_g #head_where {
                     #[allow(unused_variables)]
+                    #[inline]
                     fn rebuild_head(&self, __mutator: &mut __M) -> #k::Transformed<Self> {
                         #lets
                         if #unchanged {
@@ -304,6 +315,7 @@ fn mutable(s: &StructModel) -> TokenStream {
                         #k::Transformed::Replace(#contents)
                     }
                     #[allow(unused_variables, unused_mut)]
+                    #[inline]
                     fn rebuild_head_in_place(&mut self, __mutator: &mut __M) -> bool {
                         let mut __changed = false;
                         #heads_in_place
@@ -323,9 +335,11 @@ fn mutable(s: &StructModel) -> TokenStream {
         #tail_items
         #[automatically_derived]
         impl #impl_g #k::Mutate<__M> for #ident #ty_g #mutate_where {
+            #[inline]
             fn mutate(&self, mutator: &mut __M) -> #k::Transformed<Self> {
                 #k::RebuildFields::rebuild_fields(self, mutator)
             }
+            #[inline]
             fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
                 #k::RebuildFields::rebuild_fields_in_place(self, mutator)
             }
