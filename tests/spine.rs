@@ -2,34 +2,13 @@
 //! loop by its default hooks, and a pass that overrides the hooks in the way
 //! still sees exactly what plain recursion would show it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::ops::ControlFlow;
 
 use irkit::prelude::*;
 
-struct Counting;
-thread_local! {
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-// SAFETY: forwards to the system allocator, counting this thread's allocations.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let _ = ALLOCATIONS.try_with(|a| a.set(a.get() + 1));
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations_during<R>(f: impl FnOnce() -> R) -> (R, usize) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let r = f();
-    (r, ALLOCATIONS.with(Cell::get) - before)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocations_during;
 
 #[derive(Debug, Clone, Visitable, Mutable)]
 pub struct Lit {
