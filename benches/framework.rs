@@ -490,6 +490,123 @@ fn derived_vs_hand(c: &mut Criterion) {
     );
 }
 
+/// An open family and a kind added to it "downstream", for the cost of
+/// dispatching to a downstream kind's hook against an upstream kind's.
+mod open {
+    use irkit::ext::Ext;
+    use irkit::prelude::*;
+
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct Lit {
+        #[ir(skip)]
+        pub value: i64,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct Add {
+        pub lhs: Expr,
+        pub rhs: Expr,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    #[ir(extensible)]
+    pub enum Expr {
+        Lit(Node<Lit>),
+        Add(Node<Add>),
+        Ext(Ext<Expr>),
+    }
+
+    /// The downstream leaf: the same data as `Lit`.
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct DownLit {
+        #[ir(skip)]
+        pub value: i64,
+    }
+    #[derive(Visitable, Mutable)]
+    #[ir(extends(Expr))]
+    pub enum Down {
+        DownLit(Node<DownLit>),
+    }
+
+    /// A balanced tree of `2^depth` leaves made by `leaf`.
+    pub fn tree(depth: u32, leaf: &dyn Fn(i64) -> Expr) -> Expr {
+        if depth == 0 {
+            return leaf(1);
+        }
+        Add {
+            lhs: tree(depth - 1, leaf),
+            rhs: tree(depth - 1, leaf),
+        }
+        .into()
+    }
+
+    /// Sums leaves through their own hooks, upstream and downstream.
+    pub struct SumLeaves(pub i64);
+    impl ExprVisitor for SumLeaves {
+        fn visit_lit(&mut self, n: &Node<Lit>) {
+            self.0 += n.value;
+        }
+        fn visit_ext(&mut self, n: &Ext<Expr>) {
+            self.visit_down(n)
+        }
+    }
+    impl DownVisitor for SumLeaves {
+        fn visit_down_lit(&mut self, n: &Node<DownLit>) {
+            self.0 += n.value;
+        }
+    }
+}
+
+/// Row 4b: the hook of a kind added downstream against an upstream kind's,
+/// on the same tree (half the nodes are leaves).
+fn extension_dispatch(c: &mut Criterion) {
+    use open::*;
+    const TABLE: &str =
+        "Open families (row 4b): ns per node, the same tree with upstream or downstream leaves";
+    header(
+        TABLE,
+        &["leaves", "nodes", "ns per node", "vs upstream leaves"],
+    );
+    let depth = if quick() { 14 } else { 17 };
+    let upstream = tree(depth, &|value| Lit { value }.into());
+    let downstream = tree(depth, &|value| DownLit { value }.into());
+    let nodes = (1usize << (depth + 1)) - 1;
+    let mut g = c.benchmark_group("open");
+    g.bench_function("upstream", |b| {
+        b.iter(|| {
+            let mut s = SumLeaves(0);
+            s.visit_expr(black_box(&upstream));
+            s.0
+        })
+    });
+    g.bench_function("downstream", |b| {
+        b.iter(|| {
+            let mut s = SumLeaves(0);
+            s.visit_expr(black_box(&downstream));
+            s.0
+        })
+    });
+    g.finish();
+    let up = mean_ns("open", "upstream") / nodes as f64;
+    let down = mean_ns("open", "downstream") / nodes as f64;
+    row(
+        TABLE,
+        &[
+            "upstream".into(),
+            nodes.to_string(),
+            format!("{up:.2}"),
+            "1.00".into(),
+        ],
+    );
+    row(
+        TABLE,
+        &[
+            "downstream".into(),
+            nodes.to_string(),
+            format!("{down:.2}"),
+            format!("{:.2}", down / up),
+        ],
+    );
+}
+
 /// Counts distinct nodes (and constants) of a DAG.
 struct UniqueNodes<'a>(&'a mut VisitedSet<Expr>, usize, usize);
 impl ExprVisitor for UniqueNodes<'_> {
@@ -505,6 +622,6 @@ impl ExprVisitor for UniqueNodes<'_> {
 criterion_group! {
     name = benches;
     config = support::criterion();
-    targets = derived_vs_hand
+    targets = derived_vs_hand, extension_dispatch
 }
 criterion_main!(benches);
