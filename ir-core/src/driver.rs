@@ -49,7 +49,7 @@ use std::cell::Cell;
 
 use crate::mutate::{Mutate, Rebuild, RebuildFields};
 use crate::visit::{Visit, VisitResult};
-use crate::{ChildType, Node, NodeKind, Transformed};
+use crate::{Node, NodeKind, Transformed};
 
 // ---------------------------------------------------------------------------
 // The hand-back flag.
@@ -357,20 +357,6 @@ fn finish_first<K: Spine + Clone>(
     }
 }
 
-trait UnwrapOrElse<T> {
-    fn unwrap_or_else(self, f: impl FnOnce() -> T) -> T;
-}
-
-impl<T> UnwrapOrElse<T> for Transformed<T> {
-    #[inline]
-    fn unwrap_or_else(self, f: impl FnOnce() -> T) -> T {
-        match self {
-            Transformed::Keep => f(),
-            Transformed::Replace(x) => x,
-        }
-    }
-}
-
 /// The derived in-place mutation of a chain node's tail: links that are
 /// handed back and uniquely owned are mutated in place in a loop.
 #[doc(hidden)]
@@ -574,12 +560,6 @@ where
         }
     };
     rebuild_links(links, last)
-}
-
-/// `true` for a kind whose chains drivers walk (used by generated code).
-#[doc(hidden)]
-pub const fn has_tail<K: ChildType>() -> bool {
-    K::HAS_TAIL
 }
 
 impl<K> Node<K> {

@@ -94,11 +94,6 @@ impl<A: ChildType, B: ChildType, C: ChildType, D: ChildType> ChildType for (A, B
 #[inline(always)]
 pub fn __assert_child<T: ChildType + ?Sized>() {}
 
-/// Compile-time check used by generated code.
-#[doc(hidden)]
-#[inline(always)]
-pub const fn __assert_family<T: Family>() {}
-
 /// The identity of one node, typed by what it is (a family value or a
 /// `Node<Kind>`): a key for [`IdMap`] and [`IdSet`] that cannot be mixed up
 /// with an integer or with a key of another family.

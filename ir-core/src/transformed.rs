@@ -75,6 +75,15 @@ impl<T> Transformed<T> {
         }
     }
 
+    /// The resulting value: the replacement, or `original()`.
+    #[inline]
+    pub fn unwrap_or_else(self, original: impl FnOnce() -> T) -> T {
+        match self {
+            Transformed::Keep => original(),
+            Transformed::Replace(x) => x,
+        }
+    }
+
     /// A view of the result: the replacement, or `original`.
     #[inline]
     pub fn as_ref_or<'a>(&'a self, original: &'a T) -> &'a T {
