@@ -31,7 +31,7 @@ fn sample(n: i64) -> Everything {
 struct Order(Vec<i64>);
 impl ExprVisitor for Order {
     fn visit_constant(&mut self, c: &Node<ir_passes::tensor_ir::Constant>) {
-        self.0.push(c.value);
+        self.0.push(c.value.as_int().unwrap());
     }
 }
 

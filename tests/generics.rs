@@ -1,6 +1,6 @@
 //! Node structs with type parameters, and plain derived structs as children.
 
-use ir_passes::tensor_ir::{Binary, BinaryOp, DivOp, Expr, ExprVisitor, constant, var};
+use ir_passes::tensor_ir::{Arith, ArithOp, DivOp, Expr, ExprVisitor, constant, var};
 use irkit::RebuildFields;
 use irkit::prelude::*;
 
@@ -13,13 +13,13 @@ struct Pair<T> {
     label: &'static str,
 }
 
-/// A generic kind used in the Tensor IR: `Binary<Op>` serves five kinds.
+/// A generic kind used in the Tensor IR: `Arith<Op>` serves seven kinds.
 #[test]
 fn a_generic_kind_dispatches_per_instantiation() {
     #[derive(Default)]
     struct CountDivisions(usize);
     impl ExprVisitor for CountDivisions {
-        fn visit_div(&mut self, d: &Node<Binary<DivOp>>) {
+        fn visit_div(&mut self, d: &Node<Arith<DivOp>>) {
             self.0 += 1;
             d.walk(self);
         }
@@ -28,7 +28,7 @@ fn a_generic_kind_dispatches_per_instantiation() {
     let mut count = CountDivisions::default();
     count.visit_expr(&e);
     assert_eq!(count.0, 3);
-    assert_eq!(<DivOp as BinaryOp>::SYMBOL, "/");
+    assert_eq!(<DivOp as ArithOp>::SYMBOL, "/");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use ir_passes::tensor_ir::*;
+use ir_passes::tensor_ir::{ConstantFolder, Stmt, StmtMutator, assign, constant, evaluate, var};
 use irkit::pass::*;
 use irkit::prelude::*;
 use pretty_assertions::assert_eq;

@@ -9,7 +9,7 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::crate_path;
-use crate::model::{ExtModel, FamilyModel, FieldModel, KindModel, Model, StructModel};
+use crate::model::{CategoryModel, ExtModel, FamilyModel, FieldModel, KindModel, Model, StructModel};
 use crate::naming::snake_case;
 use crate::parse::{Field, Input, Variant};
 
@@ -95,6 +95,14 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
             let mut kinds = Vec::new();
             for (index, v) in variants.into_iter().enumerate() {
                 if let Some(ext) = ext_payload(&v) {
+                    if let Some(category) = &v.category {
+                        errors.push(
+                            Error::custom(
+                                "the `Ext` variant holds kinds of other crates: it has no category",
+                            )
+                            .with_span(category),
+                        );
+                    }
                     if ext_variant.is_some() {
                         errors.push(
                             Error::custom("a family has one `Ext` variant").with_span(&v.ident),
@@ -111,7 +119,13 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
             let ext = check_extensible(&input.ident, &input.extensible, ext_variant, &mut errors);
             let extends = check_extends(&input.extends, &ext, &kinds, &mut errors);
             let kinds = check_unique_kinds(kinds, &mut errors);
-            let kinds = check_hook_names(&snake, kinds, &mut errors);
+            let mut kinds = check_hook_names(&snake, kinds, &mut errors);
+            let categories = if extends.is_some() {
+                reject_categories(&mut kinds, &mut errors);
+                Vec::new()
+            } else {
+                check_categories(&snake, &mut kinds, &mut errors)
+            };
             Model::Family(FamilyModel {
                 krate,
                 ident: input.ident,
@@ -122,6 +136,7 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 ext,
                 extends,
                 kinds,
+                categories,
                 uses: input.uses.map(|u| u.to_vec()).unwrap_or_default(),
             })
         }
@@ -364,6 +379,8 @@ fn kind_model(variant: Variant) -> darling::Result<KindModel> {
             ty,
             def: variant.def.is_present(),
             graph: variant.graph.is_present(),
+            category: None,
+            category_name: variant.category,
         }),
         _ => Err(Error::multiple(errors)),
     }
@@ -462,4 +479,75 @@ fn check_hook_names(
         }
     }
     out
+}
+
+/// Groups the kinds by `#[ir(category = ..)]`. A category whose hook would
+/// collide with a kind's hook (or the entry hook) is reported once and left
+/// out, its kinds keeping their own hooks only.
+fn check_categories(
+    family: &str,
+    kinds: &mut [KindModel],
+    errors: &mut darling::error::Accumulator,
+) -> Vec<CategoryModel> {
+    let mut taken: HashMap<String, String> = HashMap::new();
+    for k in kinds.iter() {
+        taken.insert(k.snake.clone(), format!("variant `{}`", k.variant));
+        if k.def {
+            taken.insert(format!("{}_def", k.snake), format!("variant `{}`", k.variant));
+        }
+    }
+    taken.insert(family.to_owned(), "the family's entry hook".to_owned());
+    taken.insert("ext".to_owned(), "the hook for other crates' kinds".to_owned());
+    let mut categories: Vec<CategoryModel> = Vec::new();
+    let mut rejected: Vec<String> = Vec::new();
+    for (index, kind) in kinds.iter_mut().enumerate() {
+        let Some(name) = kind.category_name.clone() else {
+            continue;
+        };
+        let key = name.to_string();
+        if rejected.contains(&key) {
+            continue;
+        }
+        if let Some(category) = categories.iter_mut().position(|c| c.ident == name) {
+            categories[category].kinds.push(index);
+            kind.category = Some(category);
+            continue;
+        }
+        let snake = snake_case(&key);
+        if let Some(owner) = taken.get(&snake) {
+            errors.push(
+                Error::custom(format!(
+                    "category `{name}` would generate hook `visit_{snake}`, which is also \
+                     {owner}'s: rename the category"
+                ))
+                .with_span(&name),
+            );
+            rejected.push(key);
+            continue;
+        }
+        taken.insert(snake.clone(), format!("category `{name}`"));
+        kind.category = Some(categories.len());
+        categories.push(CategoryModel {
+            ident: name,
+            snake,
+            kinds: vec![index],
+        });
+    }
+    categories
+}
+
+/// Kinds added to an open family take their hooks from the extension
+/// family's traits, which have no category hooks.
+fn reject_categories(kinds: &mut [KindModel], errors: &mut darling::error::Accumulator) {
+    for kind in kinds {
+        if let Some(name) = kind.category_name.take() {
+            errors.push(
+                Error::custom(
+                    "categories group the kinds of a family; kinds added to an open family \
+                     have no category",
+                )
+                .with_span(&name),
+            );
+        }
+    }
 }

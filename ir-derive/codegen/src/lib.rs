@@ -10,6 +10,7 @@
 mod bounds;
 mod check;
 mod crate_path;
+mod expand_category;
 mod expand_eq;
 mod expand_extension;
 mod expand_family;

@@ -57,6 +57,17 @@ pub struct FamilyModel {
     pub ext: Option<ExtModel>,
     /// `#[ir(extends(Expr))]`: the open family these kinds are added to.
     pub extends: Option<syn::Path>,
+    /// `#[ir(category = ..)]` groups, in order of first appearance.
+    pub categories: Vec<CategoryModel>,
+}
+
+/// A category of kinds (`#[ir(category = Binary)]` on each of its variants):
+/// a view enum named `ident` and one hook per pass trait, `visit_<snake>`.
+pub struct CategoryModel {
+    pub ident: syn::Ident,
+    pub snake: String,
+    /// Indices into the family's `kinds`.
+    pub kinds: Vec<usize>,
 }
 
 /// The `Ext(Ext<Self>)` variant of an extensible family.
@@ -85,4 +96,8 @@ pub struct KindModel {
     pub snake: String,
     pub def: bool,
     pub graph: bool,
+    /// The index of its category in the family's `categories`.
+    pub category: Option<usize>,
+    /// The category as written, until `check` resolves it.
+    pub category_name: Option<syn::Ident>,
 }

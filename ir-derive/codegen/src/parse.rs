@@ -65,6 +65,11 @@ pub struct Variant {
     /// sharing is observable (TVM's graph nodes).
     #[darling(default)]
     pub graph: darling::util::Flag,
+    /// `#[ir(category = Binary)]`: the kind belongs to a category of kinds
+    /// with one hook of its own (`visit_binary`), which the kind's hook
+    /// defaults to (oneDNN's `visit(binary_c)`).
+    #[darling(default)]
+    pub category: Option<syn::Ident>,
 }
 
 /// Parses the input; unions are rejected here with a spanned error.

@@ -1,169 +1,375 @@
-//! Tensor IR expressions.
+//! Tensor IR expressions: oneDNN's set, every kind derived.
+//!
+//! Arithmetic, comparison and logic kinds form the categories `Binary`,
+//! `Cmp` and `Logic` (`#[ir(category = ..)]`): a pass can override
+//! `visit_binary` once for all seven arithmetic kinds, or `visit_add` for one.
 
 use std::marker::PhantomData;
 
-use ir_core::{Mutable, Node, Visitable};
+use ir_core::{Mutable, Node, StructuralEq, Visitable};
 
-/// Element types of scalar expressions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DType {
-    /// Signed 32-bit integer.
-    S32,
-    /// Signed 64-bit integer.
-    S64,
-    /// Boolean, the result of comparisons.
-    Bool,
-}
+use super::attrs::Attrs;
+use super::dtype::{DType, Value};
+use super::ops::{
+    AddOp, AndOp, ArithOp, DivOp, EqOp, GeOp, GtOp, LeOp, LogicOp, LtOp, MaxOp, MinOp, ModOp,
+    MulOp, NeOp, OrOp, RelOp, SubOp,
+};
 
 /// A scalar constant.
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Constant {
-    /// The value, widened to 64 bits (oneDNN's `value_[0].s64`).
+    /// The value.
     #[ir(skip)]
-    pub value: i64,
-    /// The element type.
+    pub value: Value,
+    /// Its type.
     #[ir(skip)]
     pub dtype: DType,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
 }
 
-/// A named scalar variable. Identity is the node: two `Var`s with the same name
-/// are different variables.
-#[derive(Debug, Clone, Visitable, Mutable)]
+/// A scalar variable. Identity is the node: two `Var`s with the same name are
+/// different variables. Its definition sites are loop variables, `var`
+/// definitions and parameters.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Var {
     /// The name, for printing.
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub name: String,
-    /// The element type.
+    /// Its type.
     #[ir(skip)]
     pub dtype: DType,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
 }
 
-/// Marker types naming the arithmetic operators of [`Binary`].
-pub trait BinaryOp: Clone + Default + std::fmt::Debug + 'static {
-    /// The operator as printed.
-    const SYMBOL: &'static str;
-    /// Evaluates the operator on constants; `None` when undefined (division by zero).
-    fn eval(l: i64, r: i64) -> Option<i64>;
+/// `dtype(value)`: a conversion.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Cast {
+    /// The target type.
+    #[ir(skip)]
+    pub dtype: DType,
+    /// The converted value.
+    pub value: Expr,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
 }
 
-macro_rules! binary_ops {
-    ($($(#[$doc:meta])* $name:ident $sym:literal $eval:expr;)*) => {$(
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-        pub struct $name;
-        impl BinaryOp for $name {
-            const SYMBOL: &'static str = $sym;
-            fn eval(l: i64, r: i64) -> Option<i64> {
-                let f: fn(i64, i64) -> Option<i64> = $eval;
-                f(l, r)
+/// `(l op r)` for an arithmetic operator `Op` (one node struct serves the
+/// seven kinds of the `Binary` category).
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Arith<Op: ArithOp> {
+    /// Left operand.
+    pub l: Expr,
+    /// Right operand.
+    pub r: Expr,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+    #[ir(skip, eq = false)]
+    op: PhantomData<Op>,
+}
+
+/// `(l op r)` for a comparison `Op`: a `bool`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Compare<Op: RelOp> {
+    /// Left operand.
+    pub l: Expr,
+    /// Right operand.
+    pub r: Expr,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+    #[ir(skip, eq = false)]
+    op: PhantomData<Op>,
+}
+
+/// `(l && r)` or `(l || r)`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Logical<Op: LogicOp> {
+    /// Left operand.
+    pub l: Expr,
+    /// Right operand.
+    pub r: Expr,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+    #[ir(skip, eq = false)]
+    op: PhantomData<Op>,
+}
+
+macro_rules! binary_ctor {
+    ($($ty:ident: $bound:ident),*) => {$(
+        impl<Op: $bound> $ty<Op> {
+            /// `(l op r)`.
+            pub fn new(l: Expr, r: Expr) -> Self {
+                $ty { l, r, attrs: Attrs::new(), op: PhantomData }
             }
         }
     )*};
 }
+binary_ctor!(Arith: ArithOp, Compare: RelOp, Logical: LogicOp);
 
-binary_ops! {
-    /// `+`
-    AddOp "+" |l, r| l.checked_add(r);
-    /// `-`
-    SubOp "-" |l, r| l.checked_sub(r);
-    /// `*`
-    MulOp "*" |l, r| l.checked_mul(r);
-    /// `/`
-    DivOp "/" |l, r| l.checked_div(r);
-    /// `%`
-    ModOp "%" |l, r| l.checked_rem(r);
+/// `!(value)`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Not {
+    /// The negated condition.
+    pub value: Expr,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
 }
 
-/// An arithmetic expression `(l op r)`; one generic node struct serves all five
-/// operator kinds of the family.
-#[derive(Debug, Clone, Visitable, Mutable)]
-pub struct Binary<Op: BinaryOp> {
-    /// Left operand.
-    pub l: Expr,
-    /// Right operand.
-    pub r: Expr,
+/// `(cond ? then_value : else_value)`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Select {
+    /// The condition.
+    pub cond: Expr,
+    /// The value when it holds.
+    pub then_value: Expr,
+    /// The value otherwise.
+    pub else_value: Expr,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// `f(args)`: a call of a function of the module.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Call {
+    /// The callee's name.
     #[ir(skip)]
-    op: PhantomData<Op>,
+    pub func: String,
+    /// The arguments.
+    pub args: Vec<Expr>,
+    /// The callee's return type.
+    #[ir(skip)]
+    pub dtype: DType,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
 }
 
-impl<Op: BinaryOp> Binary<Op> {
-    /// `(l op r)`.
-    pub fn new(l: Expr, r: Expr) -> Self {
-        Binary {
-            l,
-            r,
-            op: PhantomData,
-        }
-    }
+/// The intrinsic functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Intrin {
+    /// `abs(x)`
+    Abs,
+    /// `sqrt(x)`
+    Sqrt,
+    /// `exp(x)`
+    Exp,
+    /// `log(x)`
+    Log,
+    /// `floor(x)`
+    Floor,
+    /// `ceil(x)`
+    Ceil,
+    /// `round(x)`
+    Round,
 }
 
-/// Comparison operators of [`Cmp`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CmpOp {
-    /// `==`
-    Eq,
-    /// `!=`
-    Ne,
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-}
+impl Intrin {
+    /// Every intrinsic.
+    pub const ALL: [Intrin; 7] = [
+        Intrin::Abs,
+        Intrin::Sqrt,
+        Intrin::Exp,
+        Intrin::Log,
+        Intrin::Floor,
+        Intrin::Ceil,
+        Intrin::Round,
+    ];
 
-impl CmpOp {
-    /// The operator as printed.
-    pub fn symbol(self) -> &'static str {
+    /// The name as printed; intrinsic names are reserved.
+    pub fn name(self) -> &'static str {
         match self {
-            CmpOp::Eq => "==",
-            CmpOp::Ne => "!=",
-            CmpOp::Lt => "<",
-            CmpOp::Le => "<=",
-            CmpOp::Gt => ">",
-            CmpOp::Ge => ">=",
+            Intrin::Abs => "abs",
+            Intrin::Sqrt => "sqrt",
+            Intrin::Exp => "exp",
+            Intrin::Log => "log",
+            Intrin::Floor => "floor",
+            Intrin::Ceil => "ceil",
+            Intrin::Round => "round",
         }
+    }
+
+    /// The intrinsic named `name`.
+    pub fn from_name(name: &str) -> Option<Intrin> {
+        Intrin::ALL.into_iter().find(|i| i.name() == name)
     }
 }
 
-/// A comparison `(l op r)` producing a boolean.
-#[derive(Debug, Clone, Visitable, Mutable)]
-pub struct Cmp {
-    /// The comparison.
+/// `abs(x)`, `sqrt(x)`, ...: an intrinsic call.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct IntrinsicCall {
+    /// Which intrinsic.
     #[ir(skip)]
-    pub op: CmpOp,
-    /// Left operand.
-    pub l: Expr,
-    /// Right operand.
-    pub r: Expr,
+    pub intrin: Intrin,
+    /// The arguments.
+    pub args: Vec<Expr>,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
 }
 
-/// Tensor IR expressions: the family of expression node kinds.
-#[derive(Debug, Clone, Visitable, Mutable)]
+/// A tensor: a named buffer of `elem` values with the given dims and strides
+/// (both in elements). Its definition sites are `tensor` definitions and
+/// parameters; elsewhere it is used through indexing.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Tensor {
+    /// The name, for printing.
+    #[ir(skip, eq = false)]
+    pub name: String,
+    /// The element type.
+    #[ir(skip)]
+    pub elem: DType,
+    /// The dimensions.
+    pub dims: Vec<Expr>,
+    /// The strides, innermost last; dense (row-major) when built by the
+    /// constructors.
+    pub strides: Vec<Expr>,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// `tensor[index...]`: an element of a tensor.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Indexing {
+    /// The tensor (a `Tensor` use).
+    pub tensor: Expr,
+    /// One index per dimension.
+    pub index: Vec<Expr>,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// `&tensor[index...]`: the address of an element.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct TensorPtr {
+    /// The element.
+    pub base: Node<Indexing>,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// Tensor IR expressions: the family of expression kinds.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub enum Expr {
     /// A constant.
     Constant(Node<Constant>),
-    /// A variable use; loop variables are its definition sites.
+    /// A scalar variable.
     #[ir(def)]
     Var(Node<Var>),
-    /// `l + r`
-    Add(Node<Binary<AddOp>>),
-    /// `l - r`
-    Sub(Node<Binary<SubOp>>),
-    /// `l * r`
-    Mul(Node<Binary<MulOp>>),
-    /// `l / r`
-    Div(Node<Binary<DivOp>>),
-    /// `l % r`
-    Mod(Node<Binary<ModOp>>),
-    /// A comparison.
-    Cmp(Node<Cmp>),
+    /// A conversion.
+    Cast(Node<Cast>),
+    /// `(l + r)`
+    #[ir(category = Binary)]
+    Add(Node<Arith<AddOp>>),
+    /// `(l - r)`
+    #[ir(category = Binary)]
+    Sub(Node<Arith<SubOp>>),
+    /// `(l * r)`
+    #[ir(category = Binary)]
+    Mul(Node<Arith<MulOp>>),
+    /// `(l / r)`
+    #[ir(category = Binary)]
+    Div(Node<Arith<DivOp>>),
+    /// `(l % r)`
+    #[ir(category = Binary)]
+    Mod(Node<Arith<ModOp>>),
+    /// `min(l, r)`
+    #[ir(category = Binary)]
+    Min(Node<Arith<MinOp>>),
+    /// `max(l, r)`
+    #[ir(category = Binary)]
+    Max(Node<Arith<MaxOp>>),
+    /// `(l == r)`
+    #[ir(category = Cmp)]
+    Eq(Node<Compare<EqOp>>),
+    /// `(l != r)`
+    #[ir(category = Cmp)]
+    Ne(Node<Compare<NeOp>>),
+    /// `(l < r)`
+    #[ir(category = Cmp)]
+    Lt(Node<Compare<LtOp>>),
+    /// `(l <= r)`
+    #[ir(category = Cmp)]
+    Le(Node<Compare<LeOp>>),
+    /// `(l > r)`
+    #[ir(category = Cmp)]
+    Gt(Node<Compare<GtOp>>),
+    /// `(l >= r)`
+    #[ir(category = Cmp)]
+    Ge(Node<Compare<GeOp>>),
+    /// `(l && r)`
+    #[ir(category = Logic)]
+    And(Node<Logical<AndOp>>),
+    /// `(l || r)`
+    #[ir(category = Logic)]
+    Or(Node<Logical<OrOp>>),
+    /// `!(value)`
+    #[ir(category = Logic)]
+    Not(Node<Not>),
+    /// `(cond ? a : b)`
+    Select(Node<Select>),
+    /// A call of a module function.
+    Call(Node<Call>),
+    /// An intrinsic call.
+    Intrinsic(Node<IntrinsicCall>),
+    /// A tensor.
+    #[ir(def)]
+    Tensor(Node<Tensor>),
+    /// `A[i, j]`
+    Indexing(Node<Indexing>),
+    /// `&A[i, j]`
+    TensorPtr(Node<TensorPtr>),
+}
+
+/// Both operands of a binary node, whatever its kind.
+macro_rules! operands {
+    ($view:ident { $($v:ident),* }) => {
+        impl<'a> $view<'a> {
+            /// The left operand.
+            pub fn l(self) -> &'a Expr {
+                match self { $($view::$v(n) => &n.l,)* }
+            }
+            /// The right operand.
+            pub fn r(self) -> &'a Expr {
+                match self { $($view::$v(n) => &n.r,)* }
+            }
+            /// The operator as printed (`+`, `min`, `==`, ...).
+            pub fn symbol(self) -> &'static str {
+                match self { $($view::$v(n) => n.symbol(),)* }
+            }
+        }
+    };
+}
+operands!(Binary { Add, Sub, Mul, Div, Mod, Min, Max });
+operands!(Cmp { Eq, Ne, Lt, Le, Gt, Ge });
+
+impl<Op: ArithOp> Arith<Op> {
+    /// The operator as printed.
+    pub fn symbol(&self) -> &'static str {
+        Op::SYMBOL
+    }
+}
+
+impl<Op: RelOp> Compare<Op> {
+    /// The operator as printed.
+    pub fn symbol(&self) -> &'static str {
+        Op::SYMBOL
+    }
 }
 
 impl Expr {
-    /// The element type of the expression's value.
+    /// The type of the expression's value.
     pub fn dtype(&self) -> DType {
         // Iterative: the left spine of a deep expression may be long.
         let mut e = self;
@@ -171,13 +377,50 @@ impl Expr {
             e = match e {
                 Expr::Constant(c) => return c.dtype,
                 Expr::Var(v) => return v.dtype,
-                Expr::Cmp(_) => return DType::Bool,
-                Expr::Add(b) => &b.l,
-                Expr::Sub(b) => &b.l,
-                Expr::Mul(b) => &b.l,
-                Expr::Div(b) => &b.l,
-                Expr::Mod(b) => &b.l,
+                Expr::Cast(c) => return c.dtype,
+                Expr::Eq(_)
+                | Expr::Ne(_)
+                | Expr::Lt(_)
+                | Expr::Le(_)
+                | Expr::Gt(_)
+                | Expr::Ge(_)
+                | Expr::And(_)
+                | Expr::Or(_)
+                | Expr::Not(_) => return DType::Bool,
+                Expr::Select(s) => &s.then_value,
+                Expr::Call(c) => return c.dtype,
+                Expr::Intrinsic(c) => match c.args.first() {
+                    Some(a) => a,
+                    None => return DType::Void,
+                },
+                Expr::Tensor(_) | Expr::TensorPtr(_) => return DType::Index,
+                Expr::Indexing(i) => match &i.tensor {
+                    Expr::Tensor(t) => return t.elem,
+                    other => other,
+                },
+                other => match other.as_binary() {
+                    Some(b) => b.l(),
+                    None => return DType::Void,
+                },
             }
         }
+    }
+
+    /// The constant's value, if this is a constant.
+    pub fn as_value(&self) -> Option<Value> {
+        self.as_constant().map(|c| c.value)
+    }
+
+    /// The node's attributes.
+    pub fn attrs(&self) -> &Attrs {
+        macro_rules! all {
+            ($($v:ident),*) => {
+                match self { $(Expr::$v(n) => &n.attrs,)* }
+            };
+        }
+        all!(
+            Constant, Var, Cast, Add, Sub, Mul, Div, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And,
+            Or, Not, Select, Call, Intrinsic, Tensor, Indexing, TensorPtr
+        )
     }
 }

@@ -1,28 +1,45 @@
-//! A small Tensor IR in the style of the oneDNN Graph Compiler: an [`Expr`]
-//! family (constants, variables, arithmetic, comparisons) and a [`Stmt`]
-//! family (assignment, sequence, if/else, for loop, evaluate) whose kinds
-//! hold expressions. Everything traversal-related is derived.
+//! A loop-level Tensor IR in the style of the oneDNN Graph Compiler: an
+//! [`Expr`] family (constants, variables, casts, the `Binary`, `Cmp` and
+//! `Logic` categories, select, calls, tensors and indexing), a [`Stmt`]
+//! family (assign, blocks, if/else, loops, evaluate, return, definitions),
+//! functions and a [`Module`] under the framework's pass manager.
+//! Everything traversal-related is derived.
 //!
 //! ```
 //! use ir_passes::tensor_ir::{constant, var, ConstantFolder};
 //!
 //! let b = constant(1) + constant(2) + var("var_b");
 //! assert_eq!(b.to_string(), "((1 + 2) + var_b)");
-//! assert_eq!(ConstantFolder.fold(&b).to_string(), "(3 + var_b)");
+//! assert_eq!(ConstantFolder::default().fold(&b).to_string(), "(var_b + 3)");
 //! ```
 
+mod attrs;
 mod build;
+mod dtype;
 mod expr;
-mod fold;
+mod ops;
+mod parse;
 mod print;
 mod stmt;
 
-pub use build::{assign, constant, constant_of, evaluate, for_loop, if_else, seq, var, var_of};
+pub mod passes;
+
+pub use attrs::{AttrValue, Attrs};
+pub use build::*;
+pub use dtype::{DType, Value};
 pub use expr::{
-    AddOp, Binary, BinaryOp, Cmp, CmpOp, Constant, DType, DivOp, Expr, ExprMutator, ExprRewriter,
-    ExprVisitor, ModOp, MulOp, SubOp, Var,
+    Arith, Binary, Call, Cast, Cmp, Compare, Constant, Expr, ExprMutator, ExprRewriter,
+    ExprVisitor, Indexing, Intrin, IntrinsicCall, Logic, Logical, Not, Select, Tensor, TensorPtr,
+    Var,
 };
-pub use fold::ConstantFolder;
+pub use ops::{
+    AddOp, AndOp, ArithOp, DivOp, EqOp, GeOp, GtOp, LeOp, LogicOp, LtOp, MaxOp, MinOp, ModOp,
+    MulOp, NeOp, OrOp, RelOp, SubOp,
+};
+pub use passes::ConstantFolder;
+pub use parse::{ParseError, parse_expr, parse_func, parse_module, parse_stmt};
+pub use print::{print_expr, print_func, print_module, print_stmt};
 pub use stmt::{
-    Assign, Attrs, Evaluate, ForLoop, IfElse, Seq, Stmt, StmtMutator, StmtRewriter, StmtVisitor,
+    Assign, Define, DefineTensor, Evaluate, ForKind, ForLoop, Func, IfElse, Module, Return, Stmt,
+    StmtMutator, StmtRewriter, StmtVisitor, Stmts,
 };

@@ -1,94 +1,195 @@
-//! Tensor IR statements; their kinds hold expressions.
+//! Tensor IR statements and functions. Field order is visit order: a
+//! definition visits its initializer before its variable, a loop its
+//! variable, bounds, step and body, an assignment its left side first.
 
-use std::collections::BTreeMap;
+use ir_core::{Mutable, Node, StructuralEq, Visitable};
 
-use ir_core::{Mutable, Node, Visitable};
+use super::attrs::Attrs;
+use super::dtype::DType;
+// The visitor traits are named by the code `#[ir(uses(Expr))]` generates.
+use super::expr::{Expr, ExprMutator, ExprRewriter, ExprVisitor, Tensor, Var};
 
-use super::expr::{Expr, ExprMutator, ExprRewriter, ExprVisitor, Var};
-
-/// Free-form attributes on a statement (oneDNN's `attr_`), carried over
-/// unchanged when a statement is rebuilt (its `copy_attr`).
-pub type Attrs = BTreeMap<String, String>;
-
-/// `var = value`
-#[derive(Debug, Clone, Visitable, Mutable)]
+/// `lhs = rhs`, to a variable or a tensor element.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Assign {
-    /// The assigned location.
-    pub var: Expr,
-    /// The assigned value.
-    pub value: Expr,
+    /// The assigned location: a `Var` or an `Indexing`.
+    pub lhs: Expr,
+    /// The value.
+    pub rhs: Expr,
     /// Attributes.
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub attrs: Attrs,
 }
 
-/// A sequence of statements.
-#[derive(Debug, Clone, Visitable, Mutable)]
-pub struct Seq {
+/// `{ s1 s2 ... }`: a sequence (oneDNN's `stmts`).
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Stmts {
     /// The statements, in order.
-    pub stmts: Vec<Stmt>,
+    pub seq: Vec<Stmt>,
     /// Attributes.
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub attrs: Attrs,
 }
 
-/// `if (cond) { then_case } else { else_case }`
-#[derive(Debug, Clone, Visitable, Mutable)]
+/// `if (cond) { then_case } else { else_case }`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct IfElse {
     /// The condition.
-    pub condition: Expr,
-    /// Runs when the condition holds.
+    pub cond: Expr,
+    /// Runs when it holds.
     pub then_case: Stmt,
     /// Runs otherwise, if present.
     pub else_case: Option<Stmt>,
     /// Attributes.
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub attrs: Attrs,
 }
 
-/// `for var in (begin, end, step) { body }`
-#[derive(Debug, Clone, Visitable, Mutable)]
+/// How a loop's iterations may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ForKind {
+    /// One after another.
+    #[default]
+    Serial,
+    /// On several threads.
+    Parallel,
+    /// To be unrolled.
+    Unroll,
+    /// On vector lanes.
+    Vectorized,
+}
+
+impl ForKind {
+    /// The keyword printed after the loop's range; empty for `Serial`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            ForKind::Serial => "",
+            ForKind::Parallel => "parallel",
+            ForKind::Unroll => "unroll",
+            ForKind::Vectorized => "vectorized",
+        }
+    }
+}
+
+/// `for var in (begin, end, step) kind { body }`: `var` takes `begin`,
+/// `begin + step`, ... while below `end`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct ForLoop {
     /// The loop variable: a definition site (`visit_var_def`).
     pub var: Node<Var>,
     /// First value.
-    pub iter_begin: Expr,
+    pub begin: Expr,
     /// Bound (exclusive).
-    pub iter_end: Expr,
-    /// Increment.
+    pub end: Expr,
+    /// Increment (positive).
     pub step: Expr,
-    /// The loop body.
+    /// The body.
     pub body: Stmt,
-    /// Whether the loop variable increases.
+    /// How the iterations may run.
     #[ir(skip)]
-    pub incremental: bool,
+    pub kind: ForKind,
     /// Attributes.
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub attrs: Attrs,
 }
 
-/// Evaluates an expression for its effect.
-#[derive(Debug, Clone, Visitable, Mutable)]
+/// `evaluate{value}`: an expression run for its effect.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Evaluate {
     /// The expression.
     pub value: Expr,
     /// Attributes.
-    #[ir(skip)]
+    #[ir(skip, eq = false)]
     pub attrs: Attrs,
 }
 
-/// Tensor IR statements: the family of statement node kinds.
-#[derive(Debug, Clone, Visitable, Mutable)]
+/// `return value`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Return {
+    /// The returned value, if the function returns one.
+    pub value: Option<Expr>,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// `var x: dtype = init`: defines a scalar variable.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Define {
+    /// The initial value, visited before the variable.
+    pub init: Option<Expr>,
+    /// The defined variable (`visit_var_def`).
+    pub var: Node<Var>,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// `tensor A: [f32 * 10 * 20]`: defines (allocates) a tensor.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct DefineTensor {
+    /// The defined tensor (`visit_tensor_def`).
+    pub tensor: Node<Tensor>,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// Tensor IR statements: the family of statement kinds.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 #[ir(uses(Expr))]
 pub enum Stmt {
-    /// `var = value`
+    /// `lhs = rhs`
     Assign(Node<Assign>),
-    /// A sequence.
-    Seq(Node<Seq>),
-    /// A conditional.
+    /// `{ ... }`
+    Stmts(Node<Stmts>),
+    /// `if (...) { ... } else { ... }`
     IfElse(Node<IfElse>),
-    /// A counted loop.
+    /// `for i in (...) { ... }`
     ForLoop(Node<ForLoop>),
-    /// An expression statement.
+    /// `evaluate{...}`
     Evaluate(Node<Evaluate>),
+    /// `return ...`
+    Return(Node<Return>),
+    /// `var x: s32 = ...`
+    Define(Node<Define>),
+    /// `tensor A: [...]`
+    DefineTensor(Node<DefineTensor>),
 }
+
+impl Stmt {
+    /// The node's attributes.
+    pub fn attrs(&self) -> &Attrs {
+        match self {
+            Stmt::Assign(n) => &n.attrs,
+            Stmt::Stmts(n) => &n.attrs,
+            Stmt::IfElse(n) => &n.attrs,
+            Stmt::ForLoop(n) => &n.attrs,
+            Stmt::Evaluate(n) => &n.attrs,
+            Stmt::Return(n) => &n.attrs,
+            Stmt::Define(n) => &n.attrs,
+            Stmt::DefineTensor(n) => &n.attrs,
+        }
+    }
+}
+
+/// `func name(params): ret { body }`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Func {
+    /// The name, as calls name it.
+    #[ir(skip)]
+    pub name: String,
+    /// The parameters: `Var` and `Tensor` nodes.
+    pub params: Vec<Expr>,
+    /// The body.
+    pub body: Stmt,
+    /// The return type (`void` for none).
+    #[ir(skip)]
+    pub ret: DType,
+    /// Attributes.
+    #[ir(skip, eq = false)]
+    pub attrs: Attrs,
+}
+
+/// A module of Tensor IR functions, under the framework's pass manager.
+pub type Module = ir_core::pass::Module<Func>;

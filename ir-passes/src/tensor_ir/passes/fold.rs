@@ -1,0 +1,414 @@
+//! Constant folding, the full version of the oneDNN Graph Compiler's
+//! `constant_folder_t`: constants are evaluated, constants move to the right
+//! of commutative operators and combine across them (`((1 + a) + 2)` becomes
+//! `(a + 3)`), algebraic identities apply (`x * 1`, `x + 0`, `x * 0`,
+//! `x - x`), comparisons and logic fold, `if` with a constant condition keeps
+//! one branch, and loops of zero or one iteration disappear.
+//!
+//! The folder is a copy-on-write mutator that overrides the category hooks:
+//! one `mutate_binary` for the seven arithmetic kinds. It returns the very
+//! same node when nothing folds.
+
+use std::cmp::Ordering;
+
+use ir_core::structural::structural_eq;
+use ir_core::{Node, Transformed};
+
+use crate::tensor_ir::build::{boolean, constant_of, stmts};
+use crate::tensor_ir::dtype::{DType, Value};
+use crate::tensor_ir::expr::{
+    Arith, Binary, Cast, Cmp, Expr, ExprMutator, ExprVisitor, Logic, Select,
+};
+use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp};
+use crate::tensor_ir::passes::substitute::Substitute;
+use crate::tensor_ir::stmt::{ForLoop, IfElse, Stmt, StmtMutator, Stmts};
+
+/// The constant folder. `fold`/`fold_stmt`/`fold_func` return the input
+/// itself (same handles) when nothing folds.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ConstantFolder;
+
+impl ConstantFolder {
+    /// Folds an expression.
+    pub fn fold(&mut self, e: &Expr) -> Expr {
+        self.mutate_expr(e).unwrap_or_clone(e)
+    }
+
+    /// Folds every expression and statement in a statement.
+    pub fn fold_stmt(&mut self, s: &Stmt) -> Stmt {
+        self.mutate_stmt(s).unwrap_or_clone(s)
+    }
+}
+
+/// Applies `rule` to the node rebuilt from its folded children, repeating
+/// while it rewrites the node (each step makes the expression smaller or
+/// moves constants right, so this ends).
+fn settle(rebuilt: Transformed<Expr>, original: &Expr, rule: fn(&Expr) -> Option<Expr>) -> Transformed<Expr> {
+    let mut current = match &rebuilt {
+        Transformed::Replace(e) => e.clone(),
+        Transformed::Keep => original.clone(),
+    };
+    let mut changed = rebuilt.is_replace();
+    for _ in 0..8 {
+        match rule(&current) {
+            Some(next) => {
+                current = next;
+                changed = true;
+            }
+            None => break,
+        }
+    }
+    if changed {
+        Transformed::Replace(current)
+    } else {
+        Transformed::Keep
+    }
+}
+
+impl ExprMutator for ConstantFolder {
+    fn mutate_binary(&mut self, b: Binary<'_>) -> Transformed<Expr> {
+        let rebuilt = b.rebuild(self);
+        settle(rebuilt, &b.to_family(), fold_binary)
+    }
+
+    fn mutate_cmp(&mut self, c: Cmp<'_>) -> Transformed<Expr> {
+        let rebuilt = c.rebuild(self);
+        settle(rebuilt, &c.to_family(), fold_cmp)
+    }
+
+    fn mutate_logic(&mut self, l: Logic<'_>) -> Transformed<Expr> {
+        let rebuilt = l.rebuild(self);
+        settle(rebuilt, &l.to_family(), fold_logic)
+    }
+
+    fn mutate_select(&mut self, s: &Node<Select>) -> Transformed<Expr> {
+        let rebuilt: Transformed<Expr> = s.rebuild(self).into();
+        settle(rebuilt, &Expr::Select(s.clone()), fold_select)
+    }
+
+    fn mutate_cast(&mut self, c: &Node<Cast>) -> Transformed<Expr> {
+        let rebuilt: Transformed<Expr> = c.rebuild(self).into();
+        settle(rebuilt, &Expr::Cast(c.clone()), fold_cast)
+    }
+}
+
+impl StmtMutator for ConstantFolder {
+    fn mutate_if_else(&mut self, s: &Node<IfElse>) -> Transformed<Stmt> {
+        let cond = self.mutate_expr(&s.cond).unwrap_or_clone(&s.cond);
+        match cond.as_value() {
+            Some(Value::Bool(true)) => {
+                Transformed::Replace(self.mutate_stmt(&s.then_case).unwrap_or_clone(&s.then_case))
+            }
+            Some(Value::Bool(false)) => Transformed::Replace(match &s.else_case {
+                Some(e) => self.mutate_stmt(e).unwrap_or_clone(e),
+                None => stmts(Vec::new()),
+            }),
+            _ => s.rebuild(self).into(),
+        }
+    }
+
+    fn mutate_for_loop(&mut self, l: &Node<ForLoop>) -> Transformed<Stmt> {
+        let rebuilt: Transformed<Stmt> = l.rebuild(self).into();
+        let current = rebuilt.clone().unwrap_or_else(|| Stmt::ForLoop(l.clone()));
+        let Stmt::ForLoop(lp) = &current else {
+            return rebuilt;
+        };
+        match trip_count(lp) {
+            Some(0) => Transformed::Replace(stmts(Vec::new())),
+            Some(1) => {
+                // One iteration: the body with the variable bound to `begin`.
+                let body = Substitute::var(&lp.var, lp.begin.clone()).apply_stmt(&lp.body);
+                let body = self.mutate_stmt(&body).unwrap_or_clone(&body);
+                Transformed::Replace(body)
+            }
+            _ => rebuilt,
+        }
+    }
+
+    fn mutate_stmts(&mut self, s: &Node<Stmts>) -> Transformed<Stmt> {
+        // Blocks left empty by folding disappear from their enclosing block.
+        let rebuilt: Transformed<Stmt> = s.rebuild(self).into();
+        let Transformed::Replace(Stmt::Stmts(new)) = &rebuilt else {
+            return rebuilt;
+        };
+        if new.seq.iter().any(is_empty_block) {
+            let seq = new.seq.iter().filter(|s| !is_empty_block(s)).cloned().collect();
+            let mut kept = (**new).clone();
+            kept.seq = seq;
+            return Transformed::Replace(kept.into());
+        }
+        rebuilt
+    }
+}
+
+fn is_empty_block(s: &Stmt) -> bool {
+    matches!(s, Stmt::Stmts(b) if b.seq.is_empty())
+}
+
+/// The number of iterations, when bounds and step are constants.
+fn trip_count(l: &ForLoop) -> Option<i64> {
+    let (b, e, s) = (
+        l.begin.as_value()?.as_int()?,
+        l.end.as_value()?.as_int()?,
+        l.step.as_value()?.as_int()?,
+    );
+    if s <= 0 {
+        return None;
+    }
+    Some(if e <= b { 0 } else { (e - b + s - 1) / s })
+}
+
+fn int_const(v: i64, dtype: DType) -> Expr {
+    constant_of(Value::Int(dtype.wrap(v)), dtype)
+}
+
+fn is_int_value(e: &Expr, v: i64) -> bool {
+    matches!(e.as_value(), Some(Value::Int(x)) if x == v)
+}
+
+/// Free of calls: evaluating it twice or not at all changes nothing.
+fn is_pure(e: &Expr) -> bool {
+    struct FindCall;
+    impl ExprVisitor<std::ops::ControlFlow<()>> for FindCall {
+        fn visit_call(&mut self, _: &Node<crate::tensor_ir::Call>) -> std::ops::ControlFlow<()> {
+            std::ops::ControlFlow::Break(())
+        }
+    }
+    FindCall.visit_expr(e).is_continue()
+}
+
+fn same(a: &Expr, b: &Expr) -> bool {
+    (a.same_as(b) || structural_eq(a, b)) && is_pure(a)
+}
+
+/// Evaluates `op` on two constants of type `dtype`.
+pub(crate) fn eval_arith<Op: ArithOp>(l: Value, r: Value, dtype: DType) -> Option<Value> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => {
+            // Unsigned: compare and divide as u64.
+            let (a, b) = (a as u64, b as u64);
+            let v = match Op::SYMBOL {
+                "/" => a.checked_div(b)?,
+                "%" => a.checked_rem(b)?,
+                "min" => a.min(b),
+                "max" => a.max(b),
+                _ => Op::int(a as i64, b as i64)? as u64,
+            };
+            Some(Value::Int(v as i64))
+        }
+        (Value::Int(a), Value::Int(b)) => Some(Value::Int(dtype.wrap(Op::int(a, b)?))),
+        (Value::Float(a), Value::Float(b)) => Some(Value::Float(Op::float(a, b))),
+        _ => None,
+    }
+}
+
+/// Compares two constants of the same type.
+pub(crate) fn compare(l: Value, r: Value, dtype: DType) -> Option<Ordering> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => Some((a as u64).cmp(&(b as u64))),
+        (Value::Int(a), Value::Int(b)) => Some(a.cmp(&b)),
+        (Value::Float(a), Value::Float(b)) => a.partial_cmp(&b),
+        (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(&b)),
+        _ => None,
+    }
+}
+
+fn fold_binary(e: &Expr) -> Option<Expr> {
+    let b = e.as_binary()?;
+    let (l, r) = (b.l(), b.r());
+    let dtype = l.dtype();
+    macro_rules! eval {
+        ($($v:ident $op:ty),*) => {
+            match b { $(Binary::$v(_) => eval_arith::<$op>(l.as_value()?, r.as_value()?, dtype),)* }
+        };
+    }
+    if l.as_value().is_some() && r.as_value().is_some() {
+        use crate::tensor_ir::ops::{DivOp, ModOp, SubOp};
+        let v = eval!(Add AddOp, Sub SubOp, Mul MulOp, Div DivOp, Mod ModOp, Min MinOp, Max MaxOp)?;
+        return Some(constant_of(v, dtype));
+    }
+    if !dtype.is_int() {
+        // Floats: only the identities exact in IEEE arithmetic.
+        return match b {
+            Binary::Mul(_) if matches!(r.as_value(), Some(Value::Float(v)) if v == 1.0) => {
+                Some(l.clone())
+            }
+            Binary::Div(_) if matches!(r.as_value(), Some(Value::Float(v)) if v == 1.0) => {
+                Some(l.clone())
+            }
+            _ => None,
+        };
+    }
+    match b {
+        Binary::Add(_) => {
+            if is_int_value(r, 0) {
+                return Some(l.clone());
+            }
+            if is_int_value(l, 0) {
+                return Some(r.clone());
+            }
+            reassociate::<AddOp>(l, r)
+        }
+        Binary::Sub(_) => {
+            if is_int_value(r, 0) {
+                return Some(l.clone());
+            }
+            if same(l, r) {
+                return Some(int_const(0, dtype));
+            }
+            // `(x + c1) - c2` is `x + (c1 - c2)`.
+            if let (Some(Value::Int(c2)), Expr::Add(inner)) = (r.as_value(), l)
+                && let Some(Value::Int(c1)) = inner.r.as_value()
+            {
+                return Some(inner.l.clone() + int_const(c1.wrapping_sub(c2), dtype));
+            }
+            None
+        }
+        Binary::Mul(_) => {
+            if is_int_value(r, 1) {
+                return Some(l.clone());
+            }
+            if is_int_value(l, 1) {
+                return Some(r.clone());
+            }
+            if (is_int_value(r, 0) && is_pure(l)) || (is_int_value(l, 0) && is_pure(r)) {
+                return Some(int_const(0, dtype));
+            }
+            reassociate::<MulOp>(l, r)
+        }
+        Binary::Div(_) => is_int_value(r, 1).then(|| l.clone()),
+        Binary::Mod(_) => (is_int_value(r, 1) && is_pure(l)).then(|| int_const(0, dtype)),
+        Binary::Min(_) | Binary::Max(_) => {
+            if same(l, r) {
+                return Some(l.clone());
+            }
+            if l.as_value().is_some() {
+                // Constants to the right.
+                return Some(match b {
+                    Binary::Min(_) => crate::tensor_ir::build::min(r.clone(), l.clone()),
+                    _ => crate::tensor_ir::build::max(r.clone(), l.clone()),
+                });
+            }
+            None
+        }
+    }
+}
+
+/// For an associative, commutative `Op`: constants to the right, and
+/// constants of nested applications combined: `(c + x)` is `(x + c)`,
+/// `((x + c1) + c2)` is `(x + (c1 + c2))`, `((x + c) + y)` is `((x + y) + c)`.
+fn reassociate<Op: ArithOp>(l: &Expr, r: &Expr) -> Option<Expr>
+where
+    Arith<Op>: Into<Expr>,
+{
+    let dtype = l.dtype();
+    let make = |a: Expr, b: Expr| -> Expr { Arith::<Op>::new(a, b).into() };
+    let split = |e: &Expr| -> Option<(Expr, Value)> {
+        let b = e.as_binary()?;
+        if b.symbol() != Op::SYMBOL {
+            return None;
+        }
+        Some((b.l().clone(), b.r().as_value()?))
+    };
+    if l.as_value().is_some() {
+        return Some(make(r.clone(), l.clone()));
+    }
+    if let Some(c2) = r.as_value() {
+        let (x, c1) = split(l)?;
+        let c = eval_arith::<Op>(c1, c2, dtype)?;
+        return Some(make(x, constant_of(c, dtype)));
+    }
+    if let Some((x, c)) = split(l) {
+        return Some(make(make(x, r.clone()), constant_of(c, dtype)));
+    }
+    if let Some((y, c)) = split(r) {
+        return Some(make(make(l.clone(), y), constant_of(c, dtype)));
+    }
+    None
+}
+
+fn fold_cmp(e: &Expr) -> Option<Expr> {
+    let c = e.as_cmp()?;
+    let (l, r) = (c.l(), c.r());
+    let holds = |ord: Ordering| -> bool {
+        use crate::tensor_ir::ops::{EqOp, GeOp, GtOp, LeOp, LtOp, NeOp};
+        match c {
+            Cmp::Eq(_) => EqOp::holds(ord),
+            Cmp::Ne(_) => NeOp::holds(ord),
+            Cmp::Lt(_) => LtOp::holds(ord),
+            Cmp::Le(_) => LeOp::holds(ord),
+            Cmp::Gt(_) => GtOp::holds(ord),
+            Cmp::Ge(_) => GeOp::holds(ord),
+        }
+    };
+    if let (Some(a), Some(b)) = (l.as_value(), r.as_value()) {
+        return match compare(a, b, l.dtype()) {
+            Some(ord) => Some(boolean(holds(ord))),
+            // NaN: every comparison but `!=` is false.
+            None => Some(boolean(matches!(c, Cmp::Ne(_)))),
+        };
+    }
+    if l.dtype().is_int() && same(l, r) {
+        return Some(boolean(holds(Ordering::Equal)));
+    }
+    None
+}
+
+fn fold_logic(e: &Expr) -> Option<Expr> {
+    match e.as_logic()? {
+        Logic::Not(n) => match &n.value {
+            Expr::Constant(c) => Some(boolean(!c.value.as_bool()?)),
+            Expr::Not(inner) => Some(inner.value.clone()),
+            _ => None,
+        },
+        Logic::And(n) => logical(&n.l, &n.r, false),
+        Logic::Or(n) => logical(&n.l, &n.r, true),
+    }
+}
+
+/// `&&` (`absorbing` false) or `||` (true) with a constant operand.
+fn logical(l: &Expr, r: &Expr, absorbing: bool) -> Option<Expr> {
+    let lc = l.as_value().and_then(Value::as_bool);
+    let rc = r.as_value().and_then(Value::as_bool);
+    match (lc, rc) {
+        (Some(a), _) if a == absorbing => Some(boolean(absorbing)),
+        (Some(_), _) => Some(r.clone()),
+        (_, Some(b)) if b == absorbing && is_pure(l) => Some(boolean(absorbing)),
+        (_, Some(b)) if b != absorbing => Some(l.clone()),
+        _ if same(l, r) => Some(l.clone()),
+        _ => None,
+    }
+}
+
+fn fold_select(e: &Expr) -> Option<Expr> {
+    let Expr::Select(s) = e else { return None };
+    match s.cond.as_value()? {
+        Value::Bool(true) => Some(s.then_value.clone()),
+        Value::Bool(false) => Some(s.else_value.clone()),
+        _ => None,
+    }
+}
+
+fn fold_cast(e: &Expr) -> Option<Expr> {
+    let Expr::Cast(c) = e else { return None };
+    if c.value.dtype() == c.dtype {
+        return Some(c.value.clone());
+    }
+    let v = c.value.as_value()?;
+    Some(constant_of(convert(v, c.dtype)?, c.dtype))
+}
+
+/// `v` converted to `dtype`, as a cast does.
+pub(crate) fn convert(v: Value, dtype: DType) -> Option<Value> {
+    Some(match (v, dtype) {
+        (Value::Int(i), DType::F32) => Value::Float(i as f32),
+        (Value::Float(f), d) if d.is_int() => Value::Int(d.wrap(f as i64)),
+        (Value::Bool(b), d) if d.is_int() => Value::Int(i64::from(b)),
+        (Value::Bool(b), DType::F32) => Value::Float(if b { 1.0 } else { 0.0 }),
+        (Value::Int(i), DType::Bool) => Value::Bool(i != 0),
+        (Value::Float(f), DType::Bool) => Value::Bool(f != 0.0),
+        (Value::Int(i), d) if d.is_int() => Value::Int(d.wrap(i)),
+        (v @ Value::Float(_), DType::F32) | (v @ Value::Bool(_), DType::Bool) => v,
+        _ => return None,
+    })
+}
