@@ -9,7 +9,9 @@ use quote::ToTokens;
 use syn::spanned::Spanned;
 
 use crate::crate_path;
-use crate::model::{CategoryModel, ExtModel, FamilyModel, FieldModel, KindModel, Model, StructModel};
+use crate::model::{
+    CategoryModel, ExtModel, FamilyModel, FieldModel, KindModel, Model, StructModel,
+};
 use crate::naming::snake_case;
 use crate::parse::{Field, Input, Variant};
 
@@ -493,11 +495,17 @@ fn check_categories(
     for k in kinds.iter() {
         taken.insert(k.snake.clone(), format!("variant `{}`", k.variant));
         if k.def {
-            taken.insert(format!("{}_def", k.snake), format!("variant `{}`", k.variant));
+            taken.insert(
+                format!("{}_def", k.snake),
+                format!("variant `{}`", k.variant),
+            );
         }
     }
     taken.insert(family.to_owned(), "the family's entry hook".to_owned());
-    taken.insert("ext".to_owned(), "the hook for other crates' kinds".to_owned());
+    taken.insert(
+        "ext".to_owned(),
+        "the hook for other crates' kinds".to_owned(),
+    );
     let mut categories: Vec<CategoryModel> = Vec::new();
     let mut rejected: Vec<String> = Vec::new();
     for (index, kind) in kinds.iter_mut().enumerate() {

@@ -30,6 +30,8 @@ impl fmt::Display for AttrValue {
 /// builds a *different* node in place of one keeps the attributes with
 /// [`Attrs::merged`]. Empty maps take no allocation. Attributes never count
 /// for structural equality.
+// One pointer wide (a `BTreeMap` is three): every node carries one, and most are empty.
+#[allow(clippy::box_collection)]
 #[derive(Clone, Default, PartialEq, Eq)]
 pub struct Attrs(Option<Box<BTreeMap<String, AttrValue>>>);
 

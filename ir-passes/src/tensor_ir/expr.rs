@@ -351,8 +351,23 @@ macro_rules! operands {
         }
     };
 }
-operands!(Binary { Add, Sub, Mul, Div, Mod, Min, Max });
-operands!(Cmp { Eq, Ne, Lt, Le, Gt, Ge });
+operands!(Binary {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Min,
+    Max
+});
+operands!(Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge
+});
 
 impl<Op: ArithOp> Arith<Op> {
     /// The operator as printed.

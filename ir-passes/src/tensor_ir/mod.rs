@@ -10,7 +10,7 @@
 //!
 //! let b = constant(1) + constant(2) + var("var_b");
 //! assert_eq!(b.to_string(), "((1 + 2) + var_b)");
-//! assert_eq!(ConstantFolder::default().fold(&b).to_string(), "(var_b + 3)");
+//! assert_eq!(ConstantFolder.fold(&b).to_string(), "(var_b + 3)");
 //! ```
 
 mod attrs;
@@ -36,8 +36,8 @@ pub use ops::{
     AddOp, AndOp, ArithOp, DivOp, EqOp, GeOp, GtOp, LeOp, LogicOp, LtOp, MaxOp, MinOp, ModOp,
     MulOp, NeOp, OrOp, RelOp, SubOp,
 };
-pub use passes::ConstantFolder;
 pub use parse::{ParseError, parse_expr, parse_func, parse_module, parse_stmt};
+pub use passes::ConstantFolder;
 pub use print::{print_expr, print_func, print_module, print_stmt};
 pub use stmt::{
     Assign, Define, DefineTensor, Evaluate, ForKind, ForLoop, Func, IfElse, Module, Return, Stmt,

@@ -741,7 +741,12 @@ impl Parser {
             };
             if let Some(d) = DType::from_name(&name) {
                 arity(1, self)?;
-                return Ok(build::cast(d, args.into_iter().next().unwrap_or_else(|| build::constant(0))));
+                return Ok(build::cast(
+                    d,
+                    args.into_iter()
+                        .next()
+                        .unwrap_or_else(|| build::constant(0)),
+                ));
             }
             if name == "min" || name == "max" {
                 arity(2, self)?;

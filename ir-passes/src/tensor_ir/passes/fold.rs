@@ -43,7 +43,11 @@ impl ConstantFolder {
 /// Applies `rule` to the node rebuilt from its folded children, repeating
 /// while it rewrites the node (each step makes the expression smaller or
 /// moves constants right, so this ends).
-fn settle(rebuilt: Transformed<Expr>, original: &Expr, rule: fn(&Expr) -> Option<Expr>) -> Transformed<Expr> {
+fn settle(
+    rebuilt: Transformed<Expr>,
+    original: &Expr,
+    rule: fn(&Expr) -> Option<Expr>,
+) -> Transformed<Expr> {
     let mut current = match &rebuilt {
         Transformed::Replace(e) => e.clone(),
         Transformed::Keep => original.clone(),
@@ -132,7 +136,12 @@ impl StmtMutator for ConstantFolder {
             return rebuilt;
         };
         if new.seq.iter().any(is_empty_block) {
-            let seq = new.seq.iter().filter(|s| !is_empty_block(s)).cloned().collect();
+            let seq = new
+                .seq
+                .iter()
+                .filter(|s| !is_empty_block(s))
+                .cloned()
+                .collect();
             let mut kept = (**new).clone();
             kept.seq = seq;
             return Transformed::Replace(kept.into());
@@ -205,7 +214,9 @@ pub(crate) fn eval_arith<Op: ArithOp>(l: Value, r: Value, dtype: DType) -> Optio
 /// Compares two constants of the same type.
 pub(crate) fn compare(l: Value, r: Value, dtype: DType) -> Option<Ordering> {
     match (l, r) {
-        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => Some((a as u64).cmp(&(b as u64))),
+        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => {
+            Some((a as u64).cmp(&(b as u64)))
+        }
         (Value::Int(a), Value::Int(b)) => Some(a.cmp(&b)),
         (Value::Float(a), Value::Float(b)) => a.partial_cmp(&b),
         (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(&b)),
