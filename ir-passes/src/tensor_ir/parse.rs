@@ -412,8 +412,9 @@ impl Parser {
         self.expect("[")?;
         let elem = self.dtype()?;
         let mut dims = Vec::new();
+        // Each dim is one operand (`(n + 1)` is parenthesized): `*` separates them.
         while self.eat("*") {
-            dims.push(self.expr()?);
+            dims.push(self.unary()?);
         }
         self.expect("]")?;
         let mut t = build::tensor_of(name, elem, dims);

@@ -70,6 +70,19 @@ fn settle(
 }
 
 impl ExprMutator for ConstantFolder {
+    // A tensor is one node at its definition and every use: rebuilding it
+    // at a use would make a second tensor. Shapes are left as written.
+    fn mutate_tensor(&mut self, _: &Node<crate::tensor_ir::Tensor>) -> Transformed<Expr> {
+        Transformed::Keep
+    }
+
+    fn mutate_tensor_def(
+        &mut self,
+        _: &Node<crate::tensor_ir::Tensor>,
+    ) -> Transformed<Node<crate::tensor_ir::Tensor>> {
+        Transformed::Keep
+    }
+
     fn mutate_binary(&mut self, b: Binary<'_>) -> Transformed<Expr> {
         let rebuilt = b.rebuild(self);
         settle(rebuilt, &b.to_family(), fold_binary)
@@ -171,10 +184,6 @@ fn int_const(v: i64, dtype: DType) -> Expr {
     constant_of(Value::Int(dtype.wrap(v)), dtype)
 }
 
-fn is_int_value(e: &Expr, v: i64) -> bool {
-    matches!(e.as_value(), Some(Value::Int(x)) if x == v)
-}
-
 /// Free of calls: evaluating it twice or not at all changes nothing.
 fn is_pure(e: &Expr) -> bool {
     struct FindCall;
@@ -238,71 +247,131 @@ fn fold_binary(e: &Expr) -> Option<Expr> {
         let v = eval!(Add AddOp, Sub SubOp, Mul MulOp, Div DivOp, Mod ModOp, Min MinOp, Max MaxOp)?;
         return Some(constant_of(v, dtype));
     }
+    let zero = || constant_of(Value::zero(dtype), dtype);
+    let one = || {
+        constant_of(
+            if dtype == DType::F32 {
+                Value::Float(1.0)
+            } else {
+                Value::Int(1)
+            },
+            dtype,
+        )
+    };
+    let is = |e: &Expr, test: fn(Value) -> bool| e.as_value().is_some_and(test);
+    // Identities, for every type as oneDNN applies them (its floats are
+    // fast-math: `x * 0` is 0 and `x - x` is 0).
+    match b {
+        Binary::Add(_) if is(r, Value::is_zero) => return Some(l.clone()),
+        Binary::Add(_) if is(l, Value::is_zero) => return Some(r.clone()),
+        Binary::Sub(_) if is(r, Value::is_zero) => return Some(l.clone()),
+        Binary::Sub(_) if same(l, r) => return Some(zero()),
+        Binary::Mul(_) if is(r, Value::is_one) => return Some(l.clone()),
+        Binary::Mul(_) if is(l, Value::is_one) => return Some(r.clone()),
+        Binary::Mul(_) if is(r, Value::is_zero) && is_pure(l) => return Some(zero()),
+        Binary::Mul(_) if is(l, Value::is_zero) && is_pure(r) => return Some(zero()),
+        Binary::Div(_) if is(r, Value::is_one) => return Some(l.clone()),
+        Binary::Div(_) if same(l, r) => return Some(one()),
+        Binary::Mod(_) if dtype.is_int() && (is(r, Value::is_one) || same(l, r)) => {
+            return Some(zero());
+        }
+        Binary::Min(_) | Binary::Max(_) if same(l, r) => return Some(l.clone()),
+        _ => {}
+    }
+    // `(x / c1) / c2` is `x / (c1 * c2)` (floats too: the product in f32).
+    if let (Binary::Div(_), Some(c2), Expr::Div(inner)) = (b, r.as_value(), l)
+        && let Some(c1) = inner.r.as_value()
+        && let Some(c) = eval_arith::<MulOp>(c1, c2, dtype)
+    {
+        return Some(inner.l.clone() / constant_of(c, dtype));
+    }
     if !dtype.is_int() {
-        // Floats: only the identities exact in IEEE arithmetic.
-        return match b {
-            Binary::Mul(_) if matches!(r.as_value(), Some(Value::Float(v)) if v == 1.0) => {
-                Some(l.clone())
-            }
-            Binary::Div(_) if matches!(r.as_value(), Some(Value::Float(v)) if v == 1.0) => {
-                Some(l.clone())
-            }
-            _ => None,
-        };
+        return None;
     }
     match b {
         Binary::Add(_) => {
-            if is_int_value(r, 0) {
-                return Some(l.clone());
+            // `x + (-c)` is `x - c`.
+            if let Some(Value::Int(c)) = r.as_value()
+                && is_negative(c, dtype)
+                && !matches!(l, Expr::Constant(_))
+            {
+                return Some(l.clone() - int_const(c.wrapping_neg(), dtype));
             }
-            if is_int_value(l, 0) {
-                return Some(r.clone());
+            // `(x - c1) + c2` is `x + (c2 - c1)`, and `c2 + (x - c1)` too.
+            let (sub, other) = if l.as_value().is_some() {
+                (r, l)
+            } else {
+                (l, r)
+            };
+            if let (Expr::Sub(inner), Some(Value::Int(c2))) = (sub, other.as_value())
+                && let Some(Value::Int(c1)) = inner.r.as_value()
+            {
+                let c = c2.wrapping_sub(c1);
+                return Some(if c == 0 {
+                    inner.l.clone()
+                } else {
+                    inner.l.clone() + int_const(c, dtype)
+                });
             }
             reassociate::<AddOp>(l, r)
         }
         Binary::Sub(_) => {
-            if is_int_value(r, 0) {
-                return Some(l.clone());
+            // `(x + c1) - c2` is `x + (c1 - c2)`; `(x - c1) - c2` is `x - (c1 + c2)`.
+            if let Some(Value::Int(c2)) = r.as_value() {
+                if let Expr::Add(inner) = l
+                    && let Some(Value::Int(c1)) = inner.r.as_value()
+                {
+                    return Some(inner.l.clone() + int_const(c1.wrapping_sub(c2), dtype));
+                }
+                if let Expr::Sub(inner) = l
+                    && let Some(Value::Int(c1)) = inner.r.as_value()
+                {
+                    return Some(inner.l.clone() - int_const(c1.wrapping_add(c2), dtype));
+                }
             }
-            if same(l, r) {
-                return Some(int_const(0, dtype));
+            // `(x + y) - x` is `y`, `(y + x) - x` is `y`.
+            if let Expr::Add(inner) = l {
+                if same(&inner.l, r) && is_pure(r) {
+                    return Some(inner.r.clone());
+                }
+                if same(&inner.r, r) && is_pure(r) {
+                    return Some(inner.l.clone());
+                }
             }
-            // `(x + c1) - c2` is `x + (c1 - c2)`.
-            if let (Some(Value::Int(c2)), Expr::Add(inner)) = (r.as_value(), l)
+            None
+        }
+        Binary::Mul(_) => reassociate::<MulOp>(l, r),
+        Binary::Div(_) => {
+            // `(x * c1) / c2` is `x * (c1 / c2)` when `c2` divides `c1`.
+            if let (Some(Value::Int(c2)), Expr::Mul(inner)) = (r.as_value(), l)
                 && let Some(Value::Int(c1)) = inner.r.as_value()
+                && c2 != 0
+                && c1 % c2 == 0
             {
-                return Some(inner.l.clone() + int_const(c1.wrapping_sub(c2), dtype));
+                return Some(inner.l.clone() * int_const(c1 / c2, dtype));
             }
             None
         }
-        Binary::Mul(_) => {
-            if is_int_value(r, 1) {
-                return Some(l.clone());
+        Binary::Mod(_) => {
+            let c = r.as_value()?.as_int()?;
+            // `(x * k) % c` is 0 when `c` divides `k`; `(x % c) % c` is `x % c`.
+            match l {
+                Expr::Mul(inner) if c != 0 => {
+                    let k = inner.r.as_value()?.as_int()?;
+                    (k % c == 0 && is_pure(&inner.l)).then(|| int_const(0, dtype))
+                }
+                Expr::Mod(inner) if inner.r.as_value()?.as_int()? == c => Some(l.clone()),
+                _ => None,
             }
-            if is_int_value(l, 1) {
-                return Some(r.clone());
-            }
-            if (is_int_value(r, 0) && is_pure(l)) || (is_int_value(l, 0) && is_pure(r)) {
-                return Some(int_const(0, dtype));
-            }
-            reassociate::<MulOp>(l, r)
         }
-        Binary::Div(_) => is_int_value(r, 1).then(|| l.clone()),
-        Binary::Mod(_) => (is_int_value(r, 1) && is_pure(l)).then(|| int_const(0, dtype)),
-        Binary::Min(_) | Binary::Max(_) => {
-            if same(l, r) {
-                return Some(l.clone());
-            }
-            if l.as_value().is_some() {
-                // Constants to the right.
-                return Some(match b {
-                    Binary::Min(_) => crate::tensor_ir::build::min(r.clone(), l.clone()),
-                    _ => crate::tensor_ir::build::max(r.clone(), l.clone()),
-                });
-            }
-            None
-        }
+        Binary::Min(_) => reassociate::<MinOp>(l, r),
+        Binary::Max(_) => reassociate::<MaxOp>(l, r),
     }
+}
+
+/// A negative constant, for the signed types.
+fn is_negative(c: i64, dtype: DType) -> bool {
+    c < 0 && dtype != DType::Index || (dtype == DType::Index && c < 0 && c > -(1 << 32))
 }
 
 /// For an associative, commutative `Op`: constants to the right, and
@@ -359,7 +428,8 @@ fn fold_cmp(e: &Expr) -> Option<Expr> {
             None => Some(boolean(matches!(c, Cmp::Ne(_)))),
         };
     }
-    if l.dtype().is_int() && same(l, r) {
+    // As oneDNN: no NaN check for floats.
+    if same(l, r) {
         return Some(boolean(holds(Ordering::Equal)));
     }
     None
@@ -402,9 +472,6 @@ fn fold_select(e: &Expr) -> Option<Expr> {
 
 fn fold_cast(e: &Expr) -> Option<Expr> {
     let Expr::Cast(c) = e else { return None };
-    if c.value.dtype() == c.dtype {
-        return Some(c.value.clone());
-    }
     let v = c.value.as_value()?;
     Some(constant_of(convert(v, c.dtype)?, c.dtype))
 }
