@@ -58,7 +58,9 @@ impl Printer {
     }
 
     /// A name for a new definition: `base`, or `base_1`, ... if taken.
-    fn fresh(&mut self, base: &str) -> String {
+    /// `scoped`: released when the current scope closes; otherwise (a free
+    /// variable) it stays taken, so that later definitions avoid it.
+    fn fresh(&mut self, base: &str, scoped: bool) -> String {
         let base = if base.is_empty() { "v" } else { base };
         let mut name = base.to_owned();
         let mut k = 0;
@@ -67,20 +69,20 @@ impl Printer {
             name = format!("{base}_{k}");
         }
         *self.visible.entry(name.clone()).or_default() += 1;
-        if let Some(scope) = self.scopes.last_mut() {
+        if scoped && let Some(scope) = self.scopes.last_mut() {
             scope.push(name.clone());
         }
         name
     }
 
     fn var_def(&mut self, v: &Node<Var>) -> String {
-        let name = self.fresh(&v.name);
+        let name = self.fresh(&v.name, true);
         self.vars.insert(v.id(), name.clone());
         name
     }
 
     fn tensor_def(&mut self, t: &Node<Tensor>) -> String {
-        let name = self.fresh(&t.name);
+        let name = self.fresh(&t.name, true);
         self.tensors.insert(t.id(), name.clone());
         name
     }
@@ -89,11 +91,8 @@ impl Printer {
         if let Some(name) = self.vars.get(&v.id()) {
             return name.clone();
         }
-        // A free variable: named in the outermost scope, so that later
-        // definitions avoid its name.
-        let inner = std::mem::take(&mut self.scopes);
-        let name = self.var_def(v);
-        self.scopes = inner;
+        let name = self.fresh(&v.name, false);
+        self.vars.insert(v.id(), name.clone());
         name
     }
 
@@ -101,9 +100,8 @@ impl Printer {
         if let Some(name) = self.tensors.get(&t.id()) {
             return name.clone();
         }
-        let inner = std::mem::take(&mut self.scopes);
-        let name = self.tensor_def(t);
-        self.scopes = inner;
+        let name = self.fresh(&t.name, false);
+        self.tensors.insert(t.id(), name.clone());
         name
     }
 
@@ -133,9 +131,7 @@ impl Printer {
         }
         self.out.push(']');
         let dense = super::build::tensor_of("", t.elem, t.dims.clone());
-        let dense_text: Vec<String> = dense.strides.iter().map(|s| s.to_string()).collect();
-        let text: Vec<String> = t.strides.iter().map(|s| s.to_string()).collect();
-        if dense_text != text {
+        if !ir_core::structural::structural_eq(&dense.strides, &t.strides) {
             self.out.push_str(" strides [");
             self.list(&t.strides);
             self.out.push(']');

@@ -45,12 +45,12 @@ impl ConstantFolder {
 /// moves constants right, so this ends).
 fn settle(
     rebuilt: Transformed<Expr>,
-    original: &Expr,
+    original: impl FnOnce() -> Expr,
     rule: fn(&Expr) -> Option<Expr>,
 ) -> Transformed<Expr> {
     let mut current = match &rebuilt {
         Transformed::Replace(e) => e.clone(),
-        Transformed::Keep => original.clone(),
+        Transformed::Keep => original(),
     };
     let mut changed = rebuilt.is_replace();
     for _ in 0..8 {
@@ -85,27 +85,27 @@ impl ExprMutator for ConstantFolder {
 
     fn mutate_binary(&mut self, b: Binary<'_>) -> Transformed<Expr> {
         let rebuilt = b.rebuild(self);
-        settle(rebuilt, &b.to_family(), fold_binary)
+        settle(rebuilt, || b.to_family(), fold_binary)
     }
 
     fn mutate_cmp(&mut self, c: Cmp<'_>) -> Transformed<Expr> {
         let rebuilt = c.rebuild(self);
-        settle(rebuilt, &c.to_family(), fold_cmp)
+        settle(rebuilt, || c.to_family(), fold_cmp)
     }
 
     fn mutate_logic(&mut self, l: Logic<'_>) -> Transformed<Expr> {
         let rebuilt = l.rebuild(self);
-        settle(rebuilt, &l.to_family(), fold_logic)
+        settle(rebuilt, || l.to_family(), fold_logic)
     }
 
     fn mutate_select(&mut self, s: &Node<Select>) -> Transformed<Expr> {
         let rebuilt: Transformed<Expr> = s.rebuild(self).into();
-        settle(rebuilt, &Expr::Select(s.clone()), fold_select)
+        settle(rebuilt, || Expr::Select(s.clone()), fold_select)
     }
 
     fn mutate_cast(&mut self, c: &Node<Cast>) -> Transformed<Expr> {
         let rebuilt: Transformed<Expr> = c.rebuild(self).into();
-        settle(rebuilt, &Expr::Cast(c.clone()), fold_cast)
+        settle(rebuilt, || Expr::Cast(c.clone()), fold_cast)
     }
 }
 
