@@ -18,6 +18,7 @@
 //! | kinds added to a family by another crate | [`ext`] |
 //! | memoization, per pass | [`VisitedSet`], [`MemoMap`], [`memoized`], [`visited`], [`visit_preorder`] |
 //! | post-order rewriting across families | [`post_order`] |
+//! | a replacement at a definition carried to later uses | [`ReplaceMap`] |
 //! | stack safety | [`stack::guarded`], deep-safe `Drop` of [`Node`] |
 //! | alpha-equivalent structural equality and hashing | [`structural`] |
 //! | modules and passes | [`pass`] |
@@ -35,6 +36,7 @@ mod mutate;
 mod node;
 pub mod pass;
 pub mod post_order;
+mod replace_map;
 pub mod stack;
 pub mod structural;
 mod transformed;
@@ -49,6 +51,7 @@ pub use mutate::{
 };
 pub use mutate::{HandleInfo, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt};
 pub use node::Node;
+pub use replace_map::ReplaceMap;
 pub use structural::StructuralEq;
 #[allow(deprecated)]
 pub use transformed::{Rewrite, Transformed};
@@ -69,7 +72,7 @@ pub mod prelude {
     };
     pub use crate::{
         Family, Id, IdMap, IdSet, MemoMap, Mutable, Mutate, Node, NodeKind, Rebuild, Rebuilt,
-        StructuralEq, Transformed, VisitResult, Visitable, VisitedSet, Walk,
+        ReplaceMap, StructuralEq, Transformed, VisitResult, Visitable, VisitedSet, Walk,
     };
     pub use std::ops::ControlFlow;
 }

@@ -132,7 +132,10 @@ pub trait Mutate<M: ?Sized>: Sized {
     fn mutate(&self, mutator: &mut M) -> Transformed<Self>;
     /// Mutates `self` in child position in in-place mode: writes into the
     /// uniquely owned nodes on the path of a change (see [`crate::driver`]).
-    /// Returns `true` when something changed.
+    /// Returns `true` when something changed anywhere below `self`, whether
+    /// it was written in place or replaced. (oneDNN's in-place visitor sets
+    /// `changed_` only when a *direct* child was replaced, so it reports
+    /// `false` for a node whose children were all updated in place.)
     fn mutate_in_place(&mut self, mutator: &mut M) -> bool;
 }
 

@@ -63,19 +63,28 @@ pub fn var_of(name: &str, dtype: DType) -> Node<Var> {
     })
 }
 
-/// A fresh dense tensor with constant `index` dims.
-pub fn tensor(name: &str, elem: DType, dims: &[u64]) -> Node<Tensor> {
-    tensor_of(name, elem, dims.iter().map(|&d| index(d)).collect())
+/// A fresh dense tensor with constant dims (s32, as the parser reads them).
+pub fn tensor(name: &str, elem: DType, dims: &[u32]) -> Node<Tensor> {
+    tensor_of(
+        name,
+        elem,
+        dims.iter().map(|&d| constant(d.into())).collect(),
+    )
 }
 
 /// A fresh dense (row-major) tensor with the given dims.
 pub fn tensor_of(name: &str, elem: DType, dims: Vec<Expr>) -> Node<Tensor> {
     let mut strides = Vec::with_capacity(dims.len());
-    let mut stride = index(1);
+    let mut stride = constant(1);
     for d in dims.iter().rev() {
         strides.push(stride.clone());
         stride = match (stride.as_value(), d.as_value()) {
-            (Some(Value::Int(s)), Some(Value::Int(d))) => index((s * d) as u64),
+            (Some(Value::Int(1)), _) => d.clone(),
+            (Some(Value::Int(s)), Some(Value::Int(d)))
+                if s.checked_mul(d).is_some_and(|p| p <= i32::MAX.into()) =>
+            {
+                constant(s * d)
+            }
             _ => stride * d.clone(),
         };
     }

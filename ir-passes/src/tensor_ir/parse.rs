@@ -545,7 +545,8 @@ impl Parser {
                 let line = self.here().line;
                 self.bump();
                 let next = self.here();
-                let value = if next.line == line && !self.is("}") && !self.is(";") {
+                let ends = matches!(self.peek(), Tok::Eof) || self.is("}") || self.is(";");
+                let value = if next.line == line && !ends {
                     Some(self.expr()?)
                 } else {
                     None

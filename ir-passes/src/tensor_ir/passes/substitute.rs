@@ -1,6 +1,6 @@
 //! Substitution of variables and tensors, consistent at definitions and uses.
 
-use ir_core::{IdMap, Node, Transformed};
+use ir_core::{IdMap, Node, ReplaceMap, Transformed};
 
 use crate::tensor_ir::expr::{Expr, ExprMutator, Tensor, Var};
 use crate::tensor_ir::stmt::{Func, Stmt, StmtMutator};
@@ -8,8 +8,10 @@ use crate::tensor_ir::stmt::{Func, Stmt, StmtMutator};
 /// Replaces variables by expressions and tensors by tensors. A variable
 /// mapped to another variable is replaced at its definitions too (a loop
 /// variable, a `var`), so the result stays well scoped; a variable mapped to
-/// any other expression is replaced at its uses. The empty substitution
-/// returns the very same nodes.
+/// any other expression is replaced at its uses. A tensor whose dims mention
+/// a substituted variable gets one new identity, shared by its definition and
+/// every use. The empty and the identity substitution return the very same
+/// nodes.
 ///
 /// ```
 /// use ir_passes::tensor_ir::{constant, var_of, DType, Expr};
@@ -24,6 +26,9 @@ use crate::tensor_ir::stmt::{Func, Stmt, StmtMutator};
 pub struct Substitute {
     vars: IdMap<Node<Var>, Expr>,
     tensors: IdMap<Node<Tensor>, Node<Tensor>>,
+    /// Tensors rebuilt because their dims changed, so every occurrence of
+    /// one gets the same new node.
+    rebuilt: ReplaceMap<Tensor>,
 }
 
 impl Substitute {
@@ -81,9 +86,34 @@ impl Substitute {
     }
 }
 
+impl Substitute {
+    /// A tensor at a definition or a use: its mapped replacement, else one
+    /// rebuild for all its occurrences when its dims changed.
+    fn tensor(&mut self, t: &Node<Tensor>) -> Transformed<Node<Tensor>> {
+        if let Some(to) = self.tensors.get(&t.id()) {
+            return changed(t, to);
+        }
+        if let Some(to) = self.rebuilt.get(t) {
+            return Transformed::Replace(to.clone());
+        }
+        let outcome = t.rebuild(self).into_transformed();
+        self.rebuilt.record(t, outcome)
+    }
+}
+
+/// `Replace(to)` unless `to` is `from` itself.
+fn changed<T>(from: &Node<T>, to: &Node<T>) -> Transformed<Node<T>> {
+    if to.same_as(from) {
+        Transformed::Keep
+    } else {
+        Transformed::Replace(to.clone())
+    }
+}
+
 impl ExprMutator for Substitute {
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         match self.vars.get(&v.id()) {
+            Some(Expr::Var(to)) => changed(v, to).map(Expr::Var),
             Some(e) => Transformed::Replace(e.clone()),
             None => Transformed::Keep,
         }
@@ -91,24 +121,17 @@ impl ExprMutator for Substitute {
 
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         match self.vars.get(&v.id()) {
-            Some(Expr::Var(to)) => Transformed::Replace(to.clone()),
+            Some(Expr::Var(to)) => changed(v, to),
             _ => Transformed::Keep,
         }
     }
 
     fn mutate_tensor(&mut self, t: &Node<Tensor>) -> Transformed<Expr> {
-        match self.tensors.get(&t.id()) {
-            Some(to) => Transformed::Replace(to.clone().into()),
-            // The dims may mention substituted variables.
-            None => t.rebuild(self).into(),
-        }
+        self.tensor(t).map(Expr::Tensor)
     }
 
     fn mutate_tensor_def(&mut self, t: &Node<Tensor>) -> Transformed<Node<Tensor>> {
-        match self.tensors.get(&t.id()) {
-            Some(to) => Transformed::Replace(to.clone()),
-            None => t.rebuild(self).into_transformed(),
-        }
+        self.tensor(t)
     }
 }
 
