@@ -21,6 +21,7 @@ use crate::tensor_ir::expr::{
 };
 use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp};
 use crate::tensor_ir::passes::substitute::Substitute;
+use crate::tensor_ir::passes::trip_count::trip_count;
 use crate::tensor_ir::stmt::{ForLoop, IfElse, Stmt, StmtMutator, Stmts};
 
 /// The constant folder. `fold`/`fold_stmt`/`fold_func` return the input
@@ -165,19 +166,6 @@ impl StmtMutator for ConstantFolder {
 
 fn is_empty_block(s: &Stmt) -> bool {
     matches!(s, Stmt::Stmts(b) if b.seq.is_empty())
-}
-
-/// The number of iterations, when bounds and step are constants.
-fn trip_count(l: &ForLoop) -> Option<i64> {
-    let (b, e, s) = (
-        l.begin.as_value()?.as_int()?,
-        l.end.as_value()?.as_int()?,
-        l.step.as_value()?.as_int()?,
-    );
-    if s <= 0 {
-        return None;
-    }
-    Some(if e <= b { 0 } else { (e - b + s - 1) / s })
 }
 
 fn int_const(v: i64, dtype: DType) -> Expr {

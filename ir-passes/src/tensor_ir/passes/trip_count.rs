@@ -1,0 +1,46 @@
+//! How many times a loop runs, when that is known at compile time.
+
+use crate::tensor_ir::build::constant_of;
+use crate::tensor_ir::dtype::Value;
+use crate::tensor_ir::expr::Expr;
+use crate::tensor_ir::passes::ConstantFolder;
+use crate::tensor_ir::stmt::ForLoop;
+
+/// The number of iterations of `l` when its step is a positive constant and
+/// `end - begin` folds to a constant (so `for i in (n, (n + 2L), 1L)` runs
+/// twice); `None` otherwise.
+///
+/// ```
+/// use ir_passes::tensor_ir::{parse_stmt, Stmt};
+/// use ir_passes::tensor_ir::passes::trip_count;
+///
+/// let s = parse_stmt("for i in (n, (n + 2), 1) { evaluate{i} }").unwrap();
+/// let Stmt::ForLoop(l) = &s else { unreachable!() };
+/// assert_eq!(trip_count(l), Some(2));
+/// ```
+pub fn trip_count(l: &ForLoop) -> Option<u64> {
+    let step = i128::from(l.step.as_value()?.as_int()?);
+    if step <= 0 {
+        return None;
+    }
+    let extent = match (l.begin.as_value(), l.end.as_value()) {
+        (Some(b), Some(e)) => i128::from(e.as_int()?) - i128::from(b.as_int()?),
+        _ => {
+            let diff = ConstantFolder.fold(&(l.end.clone() - l.begin.clone()));
+            i128::from(diff.as_value()?.as_int()?)
+        }
+    };
+    let trips = if extent <= 0 {
+        0
+    } else {
+        (extent + step - 1) / step
+    };
+    u64::try_from(trips).ok()
+}
+
+/// `begin + k * step`, folded (a constant when `begin` is one).
+pub(crate) fn nth_value(l: &ForLoop, k: u64) -> Expr {
+    let dtype = l.var.dtype;
+    let k = constant_of(Value::Int(dtype.wrap(k as i64)), dtype);
+    ConstantFolder.fold(&(l.begin.clone() + k * l.step.clone()))
+}
