@@ -155,7 +155,8 @@ fn every_copy_defines_its_own_variables_and_inner_loops() {
   }
 }";
     let f = unroll(text, UnrollConfig::default());
-    // Printing names each distinct definition apart. As in TVM, substituted
+    // Printing names each distinct definition apart (one counter for all
+    // suffixes, as oneDNN's renaming). As in TVM, substituted
     // values are not folded (the constant folder does that).
     assert_eq!(
         f.to_string(),
@@ -165,11 +166,11 @@ fn every_copy_defines_its_own_variables_and_inner_loops() {
   A[u] = u
   var u_1: s32 = (t + 1)
   A[u_1] = u_1
-  var t_1: s32 = (1 * 2)
-  var u_2: s32 = (t_1 + 0)
-  A[u_2] = u_2
-  var u_3: s32 = (t_1 + 1)
+  var t_2: s32 = (1 * 2)
+  var u_3: s32 = (t_2 + 0)
   A[u_3] = u_3
+  var u_4: s32 = (t_2 + 1)
+  A[u_4] = u_4
 }"
     );
 }

@@ -152,6 +152,7 @@ pub fn logic_not(value: Expr) -> Expr {
 /// `(cond ? then_value : else_value)`
 pub fn select(cond: Expr, then_value: Expr, else_value: Expr) -> Expr {
     Select {
+        dtype: then_value.dtype(),
         cond,
         then_value,
         else_value,
@@ -175,6 +176,7 @@ pub fn call(func: &str, args: Vec<Expr>, dtype: DType) -> Expr {
 pub fn intrinsic(intrin: Intrin, args: Vec<Expr>) -> Expr {
     IntrinsicCall {
         intrin,
+        dtype: args.first().map_or(DType::Void, Expr::dtype),
         args,
         attrs: Attrs::new(),
     }

@@ -66,6 +66,10 @@ pub struct Arith<Op: ArithOp> {
     pub l: Expr,
     /// Right operand.
     pub r: Expr,
+    /// The result type (the left operand's), kept so that asking a deep
+    /// expression its type costs O(1), not its depth.
+    #[ir(skip, eq = false)]
+    pub dtype: DType,
     /// Attributes.
     #[ir(skip, eq = false)]
     pub attrs: Attrs,
@@ -111,7 +115,20 @@ macro_rules! binary_ctor {
         }
     )*};
 }
-binary_ctor!(Arith: ArithOp, Compare: RelOp, Logical: LogicOp);
+binary_ctor!(Compare: RelOp, Logical: LogicOp);
+
+impl<Op: ArithOp> Arith<Op> {
+    /// `(l op r)`, typed as `l`.
+    pub fn new(l: Expr, r: Expr) -> Self {
+        Arith {
+            dtype: l.dtype(),
+            l,
+            r,
+            attrs: Attrs::new(),
+            op: PhantomData,
+        }
+    }
+}
 
 /// `!(value)`.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
@@ -132,6 +149,9 @@ pub struct Select {
     pub then_value: Expr,
     /// The value otherwise.
     pub else_value: Expr,
+    /// The result type (`then_value`'s), kept for O(1) typing.
+    #[ir(skip, eq = false)]
+    pub dtype: DType,
     /// Attributes.
     #[ir(skip, eq = false)]
     pub attrs: Attrs,
@@ -211,6 +231,9 @@ pub struct IntrinsicCall {
     pub intrin: Intrin,
     /// The arguments.
     pub args: Vec<Expr>,
+    /// The result type (the first argument's), kept for O(1) typing.
+    #[ir(skip, eq = false)]
+    pub dtype: DType,
     /// Attributes.
     #[ir(skip, eq = false)]
     pub attrs: Attrs,
@@ -386,38 +409,34 @@ impl<Op: RelOp> Compare<Op> {
 impl Expr {
     /// The type of the expression's value.
     pub fn dtype(&self) -> DType {
-        // Iterative: the left spine of a deep expression may be long.
-        let mut e = self;
-        loop {
-            e = match e {
-                Expr::Constant(c) => return c.dtype,
-                Expr::Var(v) => return v.dtype,
-                Expr::Cast(c) => return c.dtype,
-                Expr::Eq(_)
-                | Expr::Ne(_)
-                | Expr::Lt(_)
-                | Expr::Le(_)
-                | Expr::Gt(_)
-                | Expr::Ge(_)
-                | Expr::And(_)
-                | Expr::Or(_)
-                | Expr::Not(_) => return DType::Bool,
-                Expr::Select(s) => &s.then_value,
-                Expr::Call(c) => return c.dtype,
-                Expr::Intrinsic(c) => match c.args.first() {
-                    Some(a) => a,
-                    None => return DType::Void,
-                },
-                Expr::Tensor(_) | Expr::TensorPtr(_) => return DType::Index,
-                Expr::Indexing(i) => match &i.tensor {
-                    Expr::Tensor(t) => return t.elem,
-                    other => other,
-                },
-                other => match other.as_binary() {
-                    Some(b) => b.l(),
-                    None => return DType::Void,
-                },
-            }
+        match self {
+            Expr::Constant(c) => c.dtype,
+            Expr::Var(v) => v.dtype,
+            Expr::Cast(c) => c.dtype,
+            Expr::Add(n) => n.dtype,
+            Expr::Sub(n) => n.dtype,
+            Expr::Mul(n) => n.dtype,
+            Expr::Div(n) => n.dtype,
+            Expr::Mod(n) => n.dtype,
+            Expr::Min(n) => n.dtype,
+            Expr::Max(n) => n.dtype,
+            Expr::Eq(_)
+            | Expr::Ne(_)
+            | Expr::Lt(_)
+            | Expr::Le(_)
+            | Expr::Gt(_)
+            | Expr::Ge(_)
+            | Expr::And(_)
+            | Expr::Or(_)
+            | Expr::Not(_) => DType::Bool,
+            Expr::Select(s) => s.dtype,
+            Expr::Call(c) => c.dtype,
+            Expr::Intrinsic(c) => c.dtype,
+            Expr::Tensor(_) | Expr::TensorPtr(_) => DType::Index,
+            Expr::Indexing(i) => match &i.tensor {
+                Expr::Tensor(t) => t.elem,
+                _ => DType::Void,
+            },
         }
     }
 

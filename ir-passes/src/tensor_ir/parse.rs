@@ -192,7 +192,11 @@ enum Binding {
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
-    scopes: Vec<FxHashMap<String, Binding>>,
+    /// What each name means now, innermost definition last: a lookup costs
+    /// the same at any depth of nesting.
+    names: FxHashMap<String, Vec<Binding>>,
+    /// The names each open scope defined, to forget when it closes.
+    scopes: Vec<Vec<String>>,
     /// Free names become variables (standalone expressions and statements).
     allow_free: bool,
     free: FxHashMap<String, Node<Var>>,
@@ -207,7 +211,8 @@ impl Parser {
         Ok(Parser {
             toks: lex(src)?,
             pos: 0,
-            scopes: vec![FxHashMap::default()],
+            names: FxHashMap::default(),
+            scopes: vec![Vec::new()],
             allow_free,
             free: FxHashMap::default(),
             funcs: FxHashMap::default(),
@@ -296,19 +301,27 @@ impl Parser {
     }
 
     fn lookup(&self, name: &str) -> Option<Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+        self.names.get(name)?.last().cloned()
     }
 
     fn bind(&mut self, name: String, b: Binding) {
         if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name, b);
+            scope.push(name.clone());
+            self.names.entry(name).or_default().push(b);
         }
     }
 
     fn scoped<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        self.scopes.push(FxHashMap::default());
+        self.scopes.push(Vec::new());
         let out = f(self);
-        self.scopes.pop();
+        for name in self.scopes.pop().unwrap_or_default() {
+            if let Some(stack) = self.names.get_mut(&name) {
+                stack.pop();
+                if stack.is_empty() {
+                    self.names.remove(&name);
+                }
+            }
+        }
         out
     }
 

@@ -21,6 +21,12 @@ use super::stmt::{
     StmtVisitor, Stmts,
 };
 
+/// Deeper blocks are indented as this depth: the braces still delimit them
+/// (the parser reads the text back), and printing stays linear in the size
+/// of the program at any depth (full indentation of a nest of depth `d` is
+/// `d²` characters).
+pub const MAX_INDENT: usize = 64;
+
 /// Printer state: the text, the indentation, and the names given so far.
 #[derive(Default)]
 struct Printer {
@@ -32,12 +38,16 @@ struct Printer {
     visible: FxHashMap<String, usize>,
     /// Names introduced per open scope.
     scopes: Vec<Vec<String>>,
+    /// The last suffix given: one counter for the whole print, as oneDNN
+    /// numbers its renames (`var1_1`, `var0_2`), so finding a free name
+    /// never rescans the suffixes tried before.
+    suffix: usize,
 }
 
 impl Printer {
     fn line(&mut self) {
         self.out.push('\n');
-        for _ in 0..self.indent {
+        for _ in 0..self.indent.min(MAX_INDENT) {
             self.out.push_str("  ");
         }
     }
@@ -63,10 +73,9 @@ impl Printer {
     fn fresh(&mut self, base: &str, scoped: bool) -> String {
         let base = if base.is_empty() { "v" } else { base };
         let mut name = base.to_owned();
-        let mut k = 0;
         while self.visible.contains_key(&name) {
-            k += 1;
-            name = format!("{base}_{k}");
+            self.suffix += 1;
+            name = format!("{base}_{}", self.suffix);
         }
         *self.visible.entry(name.clone()).or_default() += 1;
         if scoped && let Some(scope) = self.scopes.last_mut() {

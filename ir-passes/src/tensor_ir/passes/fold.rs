@@ -173,7 +173,7 @@ fn int_const(v: i64, dtype: DType) -> Expr {
 }
 
 /// Free of calls: evaluating it twice or not at all changes nothing.
-fn is_pure(e: &Expr) -> bool {
+pub(crate) fn is_pure(e: &Expr) -> bool {
     struct FindCall;
     impl ExprVisitor<std::ops::ControlFlow<()>> for FindCall {
         fn visit_call(&mut self, _: &Node<crate::tensor_ir::Call>) -> std::ops::ControlFlow<()> {

@@ -1,11 +1,14 @@
 //! Passes over the Tensor IR.
 
+mod facts;
 mod fold;
+mod simplify;
 pub mod substitute;
 mod trip_count;
 mod unroll;
 
 pub use fold::ConstantFolder;
+pub use simplify::Simplify;
 pub use substitute::Substitute;
 pub use trip_count::trip_count;
 pub use unroll::{MAX_EXPANSION, Unroll, UnrollConfig};

@@ -1,0 +1,108 @@
+//! Million-deep nests (loops, if/else chains, expression chains) through
+//! every pass, the printer, the parser and drop, with no stack overflow and
+//! in time linear in their size.
+
+use ir_core::Mutate;
+use ir_core::structural::structural_eq_map_free_vars;
+use ir_passes::tensor_ir::passes::{Simplify, Substitute, Unroll, UnrollConfig};
+use ir_passes::tensor_ir::*;
+
+const DEPTH: usize = 1_000_000;
+
+/// `{ tensor A: [s32 * 2]  for i in (0, 2, 1) { for i in ... { A[0] = 1 } } }`
+fn nested_loops(depth: usize) -> Stmt {
+    let a = tensor("A", DType::S32, &[2]);
+    let mut body = assign(indexing(&a, vec![constant(0)]), constant(1));
+    for _ in 0..depth {
+        let i = var_of("i", DType::S32);
+        // Bodies are blocks, as the parser reads them.
+        body = for_loop(i, constant(0), constant(2), constant(1), stmts(vec![body]));
+    }
+    stmts(vec![define_tensor(a), body])
+}
+
+/// `if ((x != 0)) { if ((x != 1)) { ... } else { evaluate{1} } } else { evaluate{0} }`
+/// (with `x != k` for every `k`, more facts than the simplifier keeps: none
+/// decides another)
+fn nested_ifs(depth: usize) -> Stmt {
+    let x = Expr::from(var_of("x", DType::S32));
+    let mut body = evaluate(x.clone());
+    for k in (0..depth).rev() {
+        body = if_else(
+            cmp_ne(x.clone(), constant(k as i64)),
+            stmts(vec![body]),
+            Some(stmts(vec![evaluate(constant(k as i64))])),
+        );
+    }
+    body
+}
+
+/// Every pass keeps the program as it is (nothing to fold, simplify or
+/// unroll), the printed text reads back to an equal program, and the
+/// in-place mode walks it too.
+fn through_everything(s: Stmt) {
+    assert!(ConstantFolder.fold_stmt(&s).same_as(&s));
+    assert!(Simplify::default().run(&s).same_as(&s));
+    assert!(Unroll::new(UnrollConfig::default()).run(&s).same_as(&s));
+    assert!(Substitute::new().apply_stmt(&s).same_as(&s));
+    let text = s.to_string();
+    let back = parse_stmt(&text).unwrap();
+    assert!(structural_eq_map_free_vars(&s, &back));
+    assert_eq!(back.to_string(), text);
+    drop(back);
+    let mut s = s;
+    assert!(!s.mutate_in_place(&mut ConstantFolder));
+    drop(s);
+}
+
+#[test]
+fn a_million_nested_loops() {
+    through_everything(nested_loops(DEPTH));
+}
+
+#[test]
+fn a_million_nested_if_else() {
+    through_everything(nested_ifs(DEPTH));
+}
+
+#[test]
+fn a_million_long_expression_chain() {
+    let x = Expr::from(var_of("x", DType::S32));
+    let mut e = x.clone();
+    for _ in 0..DEPTH {
+        e = e * x.clone() + x.clone();
+    }
+    let s = evaluate(e);
+    through_everything(s.clone());
+    // Folding a chain of constants collapses it.
+    let mut c = constant(0);
+    for _ in 0..DEPTH {
+        c = c + constant(1);
+    }
+    assert_eq!(ConstantFolder.fold(&c).to_string(), DEPTH.to_string());
+}
+
+#[test]
+fn deep_unrolling_and_simplification_stay_linear() {
+    // A nest of one-iteration loops: simplification removes every level.
+    let a = tensor("A", DType::S32, &[2]);
+    let mut body = assign(indexing(&a, vec![constant(0)]), constant(1));
+    for _ in 0..DEPTH {
+        body = for_loop(
+            var_of("i", DType::S32),
+            constant(0),
+            constant(1),
+            constant(1),
+            body,
+        );
+    }
+    let out = Simplify::default().run(&stmts(vec![define_tensor(a.clone()), body.clone()]));
+    assert_eq!(out.to_string(), "{\n  tensor A: [s32 * 2]\n  A[0] = 1\n}");
+    // The same nest marked for unrolling: every level expands once.
+    let config = UnrollConfig {
+        max_extent: 1,
+        ..UnrollConfig::default()
+    };
+    let out = Unroll::new(config).run(&stmts(vec![define_tensor(a), body]));
+    assert_eq!(out.to_string(), "{\n  tensor A: [s32 * 2]\n  A[0] = 1\n}");
+}
