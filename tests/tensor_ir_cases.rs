@@ -15,9 +15,7 @@ fn run_folder(input: &str) -> Result<String, String> {
     let mut folder = ConstantFolder;
     if input.starts_with("func") {
         let f = parse_func(input).map_err(|e| e.to_string())?;
-        let mut out = f.clone();
-        out.body = folder.fold_stmt(&f.body);
-        return Ok(print_func(&out));
+        return Ok(print_func(&f.map_body(|body| folder.fold_stmt(body))));
     }
     if let Ok(e) = parse_expr(input) {
         return Ok(folder.fold(&e).to_string());

@@ -334,6 +334,12 @@ fn in_place_mode_reaches_call_arguments() {
     assert!(c.args[0].same_as(&x));
 }
 
+/// `for k in (1, end, 1) { body }`: TVM's 2023 stand-in for an allocation
+/// whose extent is `end`.
+fn loop_to(end: Expr, body: Stmt) -> Stmt {
+    for_loop(var_of("k", DType::S32), constant(1), end, constant(1), body)
+}
+
 /// IRF.StmtMutator (e), in TVM's 2023 form: a loop standing for the
 /// allocation (its end and its body share `z`), nested in a block, updated
 /// in place and then flattened: the loop is the same node, the evaluate
@@ -342,13 +348,7 @@ fn in_place_mode_reaches_call_arguments() {
 fn in_place_then_flatten_keeps_unique_nodes() {
     let x = Expr::from(x());
     let z = x.clone() + constant(1);
-    let n = for_loop(
-        var_of("k", DType::S32),
-        constant(1),
-        z.clone(),
-        constant(1),
-        evaluate(z),
-    );
+    let n = loop_to(z.clone(), evaluate(z));
     let n_addr = n.addr();
     let e = evaluate(constant(1));
     let mut body = stmts(vec![stmts(vec![n, e.clone()]), e.clone()]);
@@ -370,13 +370,7 @@ fn in_place_then_flatten_keeps_unique_nodes() {
 fn in_place_mode_copies_below_a_shared_node() {
     let x = Expr::from(x());
     let z = x.clone() + constant(1);
-    let n = for_loop(
-        var_of("k", DType::S32),
-        constant(1),
-        z.clone(),
-        constant(1),
-        evaluate(z),
-    );
+    let n = loop_to(z.clone(), evaluate(z));
     let n_addr = n.addr();
     let e = evaluate(constant(1));
     let inner = stmts(vec![n, e.clone()]);
@@ -400,13 +394,7 @@ fn in_place_mode_copies_below_a_shared_node() {
     // 2023 (a): the loop is unique in its block, its body has another owner.
     let z = x.clone() + constant(1);
     let body_ref = evaluate(z.clone());
-    let loop_ = for_loop(
-        var_of("k", DType::S32),
-        constant(1),
-        z,
-        constant(1),
-        body_ref.clone(),
-    );
+    let loop_ = loop_to(z, body_ref.clone());
     let loop_addr = loop_.addr();
     let e1 = evaluate(constant(1));
     let mut arr = stmts(vec![loop_, e1.clone(), e1]);

@@ -158,6 +158,11 @@ pub enum Stmt {
 }
 
 impl Stmt {
+    /// Whether this is `{ }`, a block with nothing in it.
+    pub fn is_empty_block(&self) -> bool {
+        matches!(self, Stmt::Stmts(b) if b.seq.is_empty())
+    }
+
     /// The node's attributes.
     pub fn attrs(&self) -> &Attrs {
         match self {
@@ -189,6 +194,37 @@ pub struct Func {
     /// Attributes.
     #[ir(skip, eq = false)]
     pub attrs: Attrs,
+}
+
+impl IfElse {
+    /// The branch taken when the condition is the constant `cond` (an empty
+    /// block for a missing else); `None` when `cond` is not a constant.
+    pub fn taken(&self, cond: &Expr) -> Option<Stmt> {
+        if cond.as_value()?.as_bool()? {
+            Some(self.then_case.clone())
+        } else {
+            Some(
+                self.else_case
+                    .clone()
+                    .unwrap_or_else(|| super::build::stmts(Vec::new())),
+            )
+        }
+    }
+}
+
+impl Func {
+    /// The function with its body replaced by `f(body)`: itself (a clone
+    /// sharing every node) when `f` hands back the very same body.
+    pub fn map_body(&self, f: impl FnOnce(&Stmt) -> Stmt) -> Func {
+        let body = f(&self.body);
+        if body.same_as(&self.body) {
+            return self.clone();
+        }
+        Func {
+            body,
+            ..self.clone()
+        }
+    }
 }
 
 /// A module of Tensor IR functions, under the framework's pass manager.

@@ -20,8 +20,7 @@ use crate::tensor_ir::expr::{
     Arith, Binary, Cast, Cmp, Expr, ExprMutator, ExprVisitor, Logic, Select,
 };
 use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp};
-use crate::tensor_ir::passes::substitute::Substitute;
-use crate::tensor_ir::passes::trip_count::trip_count;
+use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count};
 use crate::tensor_ir::stmt::{ForLoop, IfElse, Stmt, StmtMutator, Stmts};
 
 /// The constant folder. `fold`/`fold_stmt`/`fold_func` return the input
@@ -113,15 +112,9 @@ impl ExprMutator for ConstantFolder {
 impl StmtMutator for ConstantFolder {
     fn mutate_if_else(&mut self, s: &Node<IfElse>) -> Transformed<Stmt> {
         let cond = self.mutate_expr(&s.cond).unwrap_or_clone(&s.cond);
-        match cond.as_value() {
-            Some(Value::Bool(true)) => {
-                Transformed::Replace(self.mutate_stmt(&s.then_case).unwrap_or_clone(&s.then_case))
-            }
-            Some(Value::Bool(false)) => Transformed::Replace(match &s.else_case {
-                Some(e) => self.mutate_stmt(e).unwrap_or_clone(e),
-                None => stmts(Vec::new()),
-            }),
-            _ => s.rebuild(self).into(),
+        match s.taken(&cond) {
+            Some(branch) => Transformed::Replace(self.mutate_stmt(&branch).unwrap_or(branch)),
+            None => s.rebuild(self).into(),
         }
     }
 
@@ -134,10 +127,8 @@ impl StmtMutator for ConstantFolder {
         match trip_count(lp) {
             Some(0) => Transformed::Replace(stmts(Vec::new())),
             Some(1) => {
-                // One iteration: the body with the variable bound to `begin`.
-                let body = Substitute::var(&lp.var, lp.begin.clone()).apply_stmt(&lp.body);
-                let body = self.mutate_stmt(&body).unwrap_or_clone(&body);
-                Transformed::Replace(body)
+                let body = single_iteration(lp);
+                Transformed::Replace(self.mutate_stmt(&body).unwrap_or(body))
             }
             _ => rebuilt,
         }
@@ -149,11 +140,11 @@ impl StmtMutator for ConstantFolder {
         let Transformed::Replace(Stmt::Stmts(new)) = &rebuilt else {
             return rebuilt;
         };
-        if new.seq.iter().any(is_empty_block) {
+        if new.seq.iter().any(Stmt::is_empty_block) {
             let seq = new
                 .seq
                 .iter()
-                .filter(|s| !is_empty_block(s))
+                .filter(|s| !s.is_empty_block())
                 .cloned()
                 .collect();
             let mut kept = (**new).clone();
@@ -162,10 +153,6 @@ impl StmtMutator for ConstantFolder {
         }
         rebuilt
     }
-}
-
-fn is_empty_block(s: &Stmt) -> bool {
-    matches!(s, Stmt::Stmts(b) if b.seq.is_empty())
 }
 
 fn int_const(v: i64, dtype: DType) -> Expr {

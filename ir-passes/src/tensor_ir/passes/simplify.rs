@@ -17,8 +17,7 @@ use crate::tensor_ir::expr::{Cmp, Expr, ExprMutator, Tensor, Var};
 use crate::tensor_ir::passes::ConstantFolder;
 use crate::tensor_ir::passes::facts::Facts;
 use crate::tensor_ir::passes::fold::is_pure;
-use crate::tensor_ir::passes::substitute::Substitute;
-use crate::tensor_ir::passes::trip_count::trip_count;
+use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count};
 use crate::tensor_ir::stmt::{ForLoop, Func, IfElse, Stmt, StmtMutator, Stmts};
 
 /// The simplifier. The very same statement comes back when nothing
@@ -51,11 +50,7 @@ impl Simplify {
 
     /// Simplifies a function's body.
     pub fn run_func(&mut self, f: &Func) -> Func {
-        let body = self.run(&f.body);
-        if body.same_as(&f.body) {
-            return f.clone();
-        }
-        Func { body, ..f.clone() }
+        f.map_body(|body| self.run(body))
     }
 
     /// `s` simplified with `cond` assumed to evaluate to `holds`.
@@ -66,10 +61,6 @@ impl Simplify {
         self.facts.restore(mark);
         out
     }
-}
-
-fn is_empty_block(s: &Stmt) -> bool {
-    matches!(s, Stmt::Stmts(b) if b.seq.is_empty())
 }
 
 fn empty() -> Transformed<Stmt> {
@@ -144,32 +135,21 @@ impl StmtMutator for Simplify {
 
     fn mutate_if_else(&mut self, s: &Node<IfElse>) -> Transformed<Stmt> {
         let cond = self.mutate_expr(&s.cond).unwrap_or_clone(&s.cond);
-        match cond.as_value().and_then(|v| v.as_bool()) {
-            Some(true) => {
-                return Transformed::Replace(
-                    self.mutate_stmt(&s.then_case).unwrap_or_clone(&s.then_case),
-                );
-            }
-            Some(false) => {
-                return match &s.else_case {
-                    Some(e) => Transformed::Replace(self.mutate_stmt(e).unwrap_or_clone(e)),
-                    None => empty(),
-                };
-            }
-            None => {}
+        if let Some(branch) = s.taken(&cond) {
+            return Transformed::Replace(self.mutate_stmt(&branch).unwrap_or(branch));
         }
         let then_out = self.branch(&s.then_case, &cond, true);
         let else_out = s.else_case.as_ref().map(|e| self.branch(e, &cond, false));
         let then_case = then_out.as_ref_or(&s.then_case);
         let else_case = match (&else_out, &s.else_case) {
-            (Some(out), Some(e)) => Some(out.as_ref_or(e)).filter(|e| !is_empty_block(e)),
+            (Some(out), Some(e)) => Some(out.as_ref_or(e)).filter(|e| !e.is_empty_block()),
             _ => None,
         };
         let changed = !cond.same_as(&s.cond)
             || then_out.is_replace()
             || else_out.as_ref().is_some_and(|o| o.is_replace())
             || else_case.is_none() != s.else_case.is_none();
-        let (cond, then_case, else_case) = match (is_empty_block(then_case), else_case) {
+        let (cond, then_case, else_case) = match (then_case.is_empty_block(), else_case) {
             (true, None) if is_pure(&cond) => return empty(),
             (true, Some(e)) => (logic_not(cond), e.clone(), None),
             (_, e) if changed => (cond, then_case.clone(), e.cloned()),
@@ -201,14 +181,12 @@ impl StmtMutator for Simplify {
         match trip_count(&rebuilt) {
             Some(0) if bounds_pure => return empty(),
             Some(1) => {
-                // One iteration: the body with the variable bound to `begin`.
-                let body =
-                    Substitute::var(&rebuilt.var, rebuilt.begin.clone()).apply_stmt(&rebuilt.body);
+                let body = single_iteration(&rebuilt);
                 return Transformed::Replace(self.mutate_stmt(&body).unwrap_or(body));
             }
             _ => {}
         }
-        if is_empty_block(&rebuilt.body) && bounds_pure {
+        if rebuilt.body.is_empty_block() && bounds_pure {
             return empty();
         }
         rebuilt.into()

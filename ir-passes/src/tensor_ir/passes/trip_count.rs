@@ -4,7 +4,8 @@ use crate::tensor_ir::build::constant_of;
 use crate::tensor_ir::dtype::Value;
 use crate::tensor_ir::expr::Expr;
 use crate::tensor_ir::passes::ConstantFolder;
-use crate::tensor_ir::stmt::ForLoop;
+use crate::tensor_ir::passes::Substitute;
+use crate::tensor_ir::stmt::{ForLoop, Stmt};
 
 /// The number of iterations of `l` when its step is a positive constant and
 /// `end - begin` folds to a constant (so `for i in (n, (n + 2L), 1L)` runs
@@ -43,4 +44,9 @@ pub(crate) fn nth_value(l: &ForLoop, k: u64) -> Expr {
     let dtype = l.var.dtype;
     let k = constant_of(Value::Int(dtype.wrap(k as i64)), dtype);
     ConstantFolder.fold(&(l.begin.clone() + k * l.step.clone()))
+}
+
+/// The body of a loop that runs once, with its variable bound to `begin`.
+pub(crate) fn single_iteration(l: &ForLoop) -> Stmt {
+    Substitute::var(&l.var, l.begin.clone()).apply_stmt(&l.body)
 }

@@ -116,11 +116,7 @@ impl Unroll {
 
     /// Unrolls in a function's body.
     pub fn run_func(&mut self, f: &Func) -> Func {
-        let body = self.run(&f.body);
-        if body.same_as(&f.body) {
-            return f.clone();
-        }
-        Func { body, ..f.clone() }
+        f.map_body(|body| self.run(body))
     }
 
     /// One statement that runs (or produces) once.
