@@ -127,6 +127,23 @@ impl Value {
     }
 }
 
+impl Value {
+    /// `v` converted to `dtype`, as a cast does.
+    pub fn convert(self, dtype: DType) -> Option<Value> {
+        Some(match (self, dtype) {
+            (Value::Int(i), DType::F32) => Value::Float(i as f32),
+            (Value::Float(f), d) if d.is_int() => Value::Int(d.wrap(f as i64)),
+            (Value::Bool(b), d) if d.is_int() => Value::Int(i64::from(b)),
+            (Value::Bool(b), DType::F32) => Value::Float(if b { 1.0 } else { 0.0 }),
+            (Value::Int(i), DType::Bool) => Value::Bool(i != 0),
+            (Value::Float(f), DType::Bool) => Value::Bool(f != 0.0),
+            (Value::Int(i), d) if d.is_int() => Value::Int(d.wrap(i)),
+            (v @ Value::Float(_), DType::F32) | (v @ Value::Bool(_), DType::Bool) => v,
+            _ => return None,
+        })
+    }
+}
+
 impl PartialEq for Value {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {

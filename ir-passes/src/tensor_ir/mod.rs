@@ -22,6 +22,7 @@ mod parse;
 mod print;
 mod stmt;
 
+pub mod interp;
 pub mod passes;
 
 pub use attrs::{AttrValue, Attrs};
@@ -34,7 +35,7 @@ pub use expr::{
 };
 pub use ops::{
     AddOp, AndOp, ArithOp, DivOp, EqOp, GeOp, GtOp, LeOp, LogicOp, LtOp, MaxOp, MinOp, ModOp,
-    MulOp, NeOp, OrOp, RelOp, SubOp,
+    MulOp, NeOp, OrOp, RelOp, SubOp, compare, eval_arith,
 };
 pub use parse::{ParseError, parse_expr, parse_func, parse_module, parse_stmt};
 pub use passes::ConstantFolder;

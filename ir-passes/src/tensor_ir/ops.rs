@@ -3,6 +3,8 @@
 
 use std::cmp::Ordering;
 
+use super::dtype::{DType, Value};
+
 /// An arithmetic operator: the `Op` of [`super::Arith`].
 pub trait ArithOp: Clone + Default + std::fmt::Debug + 'static {
     /// As printed: `+`, or `min` for the operators printed as calls.
@@ -133,5 +135,39 @@ impl LogicOp for OrOp {
     const ABSORBING: bool = true;
     fn eval(l: bool, r: bool) -> bool {
         l || r
+    }
+}
+
+/// Evaluates `op` on two constants of type `dtype`.
+pub fn eval_arith<Op: ArithOp>(l: Value, r: Value, dtype: DType) -> Option<Value> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => {
+            // Unsigned: compare and divide as u64.
+            let (a, b) = (a as u64, b as u64);
+            let v = match Op::SYMBOL {
+                "/" => a.checked_div(b)?,
+                "%" => a.checked_rem(b)?,
+                "min" => a.min(b),
+                "max" => a.max(b),
+                _ => Op::int(a as i64, b as i64)? as u64,
+            };
+            Some(Value::Int(v as i64))
+        }
+        (Value::Int(a), Value::Int(b)) => Some(Value::Int(dtype.wrap(Op::int(a, b)?))),
+        (Value::Float(a), Value::Float(b)) => Some(Value::Float(Op::float(a, b))),
+        _ => None,
+    }
+}
+
+/// Compares two constants of the same type.
+pub fn compare(l: Value, r: Value, dtype: DType) -> Option<Ordering> {
+    match (l, r) {
+        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => {
+            Some((a as u64).cmp(&(b as u64)))
+        }
+        (Value::Int(a), Value::Int(b)) => Some(a.cmp(&b)),
+        (Value::Float(a), Value::Float(b)) => a.partial_cmp(&b),
+        (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(&b)),
+        _ => None,
     }
 }

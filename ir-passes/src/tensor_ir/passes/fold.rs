@@ -19,7 +19,7 @@ use crate::tensor_ir::dtype::{DType, Value};
 use crate::tensor_ir::expr::{
     Arith, Binary, Cast, Cmp, Expr, ExprMutator, ExprVisitor, Logic, Select,
 };
-use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp};
+use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp, compare, eval_arith};
 use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count};
 use crate::tensor_ir::stmt::{ForLoop, IfElse, Stmt, StmtMutator, Stmts};
 
@@ -172,40 +172,6 @@ pub(crate) fn is_pure(e: &Expr) -> bool {
 
 fn same(a: &Expr, b: &Expr) -> bool {
     (a.same_as(b) || structural_eq(a, b)) && is_pure(a)
-}
-
-/// Evaluates `op` on two constants of type `dtype`.
-pub(crate) fn eval_arith<Op: ArithOp>(l: Value, r: Value, dtype: DType) -> Option<Value> {
-    match (l, r) {
-        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => {
-            // Unsigned: compare and divide as u64.
-            let (a, b) = (a as u64, b as u64);
-            let v = match Op::SYMBOL {
-                "/" => a.checked_div(b)?,
-                "%" => a.checked_rem(b)?,
-                "min" => a.min(b),
-                "max" => a.max(b),
-                _ => Op::int(a as i64, b as i64)? as u64,
-            };
-            Some(Value::Int(v as i64))
-        }
-        (Value::Int(a), Value::Int(b)) => Some(Value::Int(dtype.wrap(Op::int(a, b)?))),
-        (Value::Float(a), Value::Float(b)) => Some(Value::Float(Op::float(a, b))),
-        _ => None,
-    }
-}
-
-/// Compares two constants of the same type.
-pub(crate) fn compare(l: Value, r: Value, dtype: DType) -> Option<Ordering> {
-    match (l, r) {
-        (Value::Int(a), Value::Int(b)) if dtype == DType::Index => {
-            Some((a as u64).cmp(&(b as u64)))
-        }
-        (Value::Int(a), Value::Int(b)) => Some(a.cmp(&b)),
-        (Value::Float(a), Value::Float(b)) => a.partial_cmp(&b),
-        (Value::Bool(a), Value::Bool(b)) => Some(a.cmp(&b)),
-        _ => None,
-    }
 }
 
 fn fold_binary(e: &Expr) -> Option<Expr> {
@@ -448,20 +414,5 @@ fn fold_select(e: &Expr) -> Option<Expr> {
 fn fold_cast(e: &Expr) -> Option<Expr> {
     let Expr::Cast(c) = e else { return None };
     let v = c.value.as_value()?;
-    Some(constant_of(convert(v, c.dtype)?, c.dtype))
-}
-
-/// `v` converted to `dtype`, as a cast does.
-pub(crate) fn convert(v: Value, dtype: DType) -> Option<Value> {
-    Some(match (v, dtype) {
-        (Value::Int(i), DType::F32) => Value::Float(i as f32),
-        (Value::Float(f), d) if d.is_int() => Value::Int(d.wrap(f as i64)),
-        (Value::Bool(b), d) if d.is_int() => Value::Int(i64::from(b)),
-        (Value::Bool(b), DType::F32) => Value::Float(if b { 1.0 } else { 0.0 }),
-        (Value::Int(i), DType::Bool) => Value::Bool(i != 0),
-        (Value::Float(f), DType::Bool) => Value::Bool(f != 0.0),
-        (Value::Int(i), d) if d.is_int() => Value::Int(d.wrap(i)),
-        (v @ Value::Float(_), DType::F32) | (v @ Value::Bool(_), DType::Bool) => v,
-        _ => return None,
-    })
+    Some(constant_of(v.convert(c.dtype)?, c.dtype))
 }

@@ -1,0 +1,184 @@
+//! The Tensor IR reference interpreter: what programs compute, and the
+//! errors that stop a run instead of a panic, a hang or an allocation that
+//! exhausts memory.
+
+use ir_passes::tensor_ir::interp::{Arg, EvalError, Interpreter, Outcome};
+use ir_passes::tensor_ir::{Value, parse_module};
+use pretty_assertions::assert_eq;
+
+fn ints(v: &[i64]) -> Vec<Value> {
+    v.iter().map(|&x| Value::Int(x)).collect()
+}
+
+fn run(text: &str, args: Vec<Arg>) -> Result<Outcome, EvalError> {
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    Interpreter::new(&m).with_fuel(100_000).run("main", args)
+}
+
+fn error(text: &str, args: Vec<Arg>) -> String {
+    run(text, args).unwrap_err().to_string()
+}
+
+#[test]
+fn loops_assignments_and_buffers() {
+    let out = run(
+        "func main(n: s32, A: [s32 * 2 * 3]): s32 {
+  var s: s32 = 0
+  for i in (0, 2, 1) {
+    for j in (0, n, 2) {
+      A[i, j] = ((i * 10) + j)
+      s = (s + A[i, j])
+    }
+  }
+  return s
+}",
+        vec![Arg::Scalar(Value::Int(3)), Arg::Buffer(ints(&[0; 6]))],
+    )
+    .unwrap();
+    // j takes 0 and 2.
+    assert_eq!(out.ret, Some(Value::Int(10 + 12 + 2)));
+    assert_eq!(out.buffers, vec![ints(&[0, 0, 2, 10, 0, 12])]);
+}
+
+#[test]
+fn a_return_inside_a_loop_ends_the_function() {
+    let out = run(
+        "func main(): s32 {
+  for i in (0, 100, 1) {
+    if ((i == 7)) {
+      return (i * 2)
+    }
+  }
+  return 0
+}",
+        vec![],
+    )
+    .unwrap();
+    assert_eq!(out.ret, Some(Value::Int(14)));
+}
+
+#[test]
+fn calls_pass_scalars_by_value_and_tensors_by_reference() {
+    let out = run(
+        "func bump(B: [s32 * 4], k: s32): s32 {
+  B[k] = (B[k] + 1)
+  k = 99
+  return k
+}
+func main(A: [s32 * 4]): s32 {
+  var k: s32 = 2
+  evaluate{bump(A, k)}
+  evaluate{bump(A, k)}
+  return k
+}",
+        vec![Arg::Buffer(ints(&[0; 4]))],
+    )
+    .unwrap();
+    assert_eq!(out.ret, Some(Value::Int(2)));
+    assert_eq!(out.buffers, vec![ints(&[0, 0, 2, 0])]);
+}
+
+#[test]
+fn logic_short_circuits_and_select_evaluates_one_side() {
+    // The division by zero is never evaluated.
+    let out = run(
+        "func main(n: s32): s32 {
+  if ((false && ((1 / n) == 1))) {
+    return 1
+  }
+  return ((n == 0) ? 5 : (1 / n))
+}",
+        vec![Arg::Scalar(Value::Int(0))],
+    )
+    .unwrap();
+    assert_eq!(out.ret, Some(Value::Int(5)));
+}
+
+#[test]
+fn index_arithmetic_is_unsigned_and_wraps() {
+    let out = run(
+        "func main(): bool {\n  return (((0UL - 1UL) > 5UL))\n}",
+        vec![],
+    )
+    .unwrap();
+    assert_eq!(out.ret, Some(Value::Bool(true)));
+}
+
+#[test]
+fn runs_stop_with_an_error_not_a_panic() {
+    let one = || vec![Arg::Scalar(Value::Int(0))];
+    let cases = [
+        (
+            "func main(n: s32): s32 {\n  return (1 / n)\n}",
+            one(),
+            "`/` by zero",
+        ),
+        (
+            "func main(n: s32): s32 {\n  return (2147483647 + (n + 1))\n}",
+            one(),
+            "s32 overflow in `2147483647 + 1`",
+        ),
+        (
+            "func main(n: s32): s32 {\n  var x: s32\n  return x\n}",
+            one(),
+            "`x` is read before it is assigned",
+        ),
+        (
+            "func main(n: s32): s32 {\n  tensor B: [s32 * 4]\n  return B[(n + 4)]\n}",
+            one(),
+            "index 4 out of bounds for dimension 0 of `B` (size 4)",
+        ),
+        (
+            "func main(n: s32): s32 {\n  for i in (0, 10, n) {\n  }\n  return 0\n}",
+            one(),
+            "loop over `i` has a step that is not positive",
+        ),
+        (
+            "func main(n: s32): s32 {\n  for i in (0, 2000000000, 1) {\n  }\n  return 0\n}",
+            one(),
+            "step budget exhausted (the program may not terminate)",
+        ),
+        (
+            "func main(n: s32): s32 {\n  return main(n)\n}",
+            one(),
+            "calls nested deeper than 10000",
+        ),
+        (
+            "func main(n: s32): s32 {\n  tensor B: [s32 * 100000 * 100000]\n  return 0\n}",
+            one(),
+            "tensors too large: more than 16777216 elements live",
+        ),
+        (
+            "func main(A: [s32 * 4]): s32 {\n  return A[0]\n}",
+            vec![Arg::Buffer(ints(&[1, 2]))],
+            "buffer for `A` holds 2 elements, its layout needs 4",
+        ),
+        (
+            "func main(n: s32): s32 {\n  return n\n}",
+            vec![],
+            "`main` takes 1 argument, got 0",
+        ),
+    ];
+    for (text, args, message) in cases {
+        assert_eq!(error(text, args), message, "{text}");
+    }
+}
+
+#[test]
+fn a_tensor_defined_in_a_loop_is_reused_not_accumulated() {
+    // 1000 iterations of a 10,000-element definition stay within the live limit.
+    let out = run(
+        "func main(): s32 {
+  var s: s32 = 0
+  for i in (0, 1000, 1) {
+    tensor B: [s32 * 10000]
+    B[0] = (B[0] + 1)
+    s = (s + B[0])
+  }
+  return s
+}",
+        vec![],
+    )
+    .unwrap();
+    assert_eq!(out.ret, Some(Value::Int(1000)));
+}
