@@ -21,6 +21,8 @@ use proptest::prelude::*;
 #[derive(Debug, Clone)]
 enum E {
     Const(i8),
+    /// Near the end of the `s32` range: `2147483647 - k` or `-2147483648 + k`.
+    Edge(bool, u8),
     Var(usize),
     Load(Box<E>),
     Bin(u8, Box<E>, Box<E>),
@@ -71,9 +73,9 @@ enum End {
 
 fn expr() -> impl Strategy<Value = E> + Clone {
     let leaf = prop_oneof![
-        (-6i8..40).prop_map(E::Const),
-        any::<usize>().prop_map(E::Var),
-        any::<usize>().prop_map(E::Var),
+        3 => (-6i8..40).prop_map(E::Const),
+        1 => (any::<bool>(), 0u8..4).prop_map(|(hi, k)| E::Edge(hi, k)),
+        4 => any::<usize>().prop_map(E::Var),
     ];
     leaf.prop_recursive(4, 24, 3, |inner| {
         prop_oneof![
@@ -177,6 +179,8 @@ impl Builder<'_> {
     fn expr(&self, e: &E) -> Expr {
         match e {
             E::Const(c) => constant((*c).into()),
+            E::Edge(true, k) => constant(i64::from(i32::MAX) - i64::from(*k)),
+            E::Edge(false, k) => constant(i64::from(i32::MIN) + i64::from(*k)),
             E::Var(k) => self.pick(*k),
             E::Load(i) => indexing(&self.env.a, vec![self.clamp(i)]),
             E::Bin(o, a, b) => {
@@ -459,8 +463,16 @@ fn defined_once(f: &Func) -> Result<(), String> {
     d.1.map_or(Ok(()), Err)
 }
 
+/// 192 cases in the test suite; `PROPTEST_CASES` asks for a longer run.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(192)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn passes_preserve_what_the_program_computes(ops in prop::collection::vec(op(), 1..30)) {

@@ -96,8 +96,8 @@ arith! {
     AddOp "+" false |l, r| Some(l.wrapping_add(r)), l + r;
     SubOp "-" false |l, r| Some(l.wrapping_sub(r)), l - r;
     MulOp "*" false |l, r| Some(l.wrapping_mul(r)), l * r;
-    DivOp "/" false |l, r| l.checked_div(r), l / r;
-    ModOp "%" false |l, r| l.checked_rem(r), l % r;
+    DivOp "/" false |l, r| (r != 0).then(|| l.wrapping_div(r)), l / r;
+    ModOp "%" false |l, r| (r != 0).then(|| l.wrapping_rem(r)), l % r;
     MinOp "min" true |l, r| Some(l.min(r)), l.min(r);
     MaxOp "max" true |l, r| Some(l.max(r)), l.max(r);
 }

@@ -213,16 +213,18 @@ fn fold_binary(e: &Expr) -> Option<Expr> {
         Binary::Mul(_) if is(l, Value::is_zero) && is_pure(r) => return Some(zero()),
         Binary::Div(_) if is(r, Value::is_one) => return Some(l.clone()),
         Binary::Div(_) if same(l, r) => return Some(one()),
-        Binary::Mod(_) if dtype.is_int() && (is(r, Value::is_one) || same(l, r)) => {
+        Binary::Mod(_) if dtype.is_int() && (is(r, Value::is_one) && is_pure(l) || same(l, r)) => {
             return Some(zero());
         }
         Binary::Min(_) | Binary::Max(_) if same(l, r) => return Some(l.clone()),
         _ => {}
     }
-    // `(x / c1) / c2` is `x / (c1 * c2)` (floats too: the product in f32).
+    // `(x / c1) / c2` is `x / (c1 * c2)` (floats too: the product in f32),
+    // for integers only while the product does not wrap.
     if let (Binary::Div(_), Some(c2), Expr::Div(inner)) = (b, r.as_value(), l)
         && let Some(c1) = inner.r.as_value()
         && let Some(c) = eval_arith::<MulOp>(c1, c2, dtype)
+        && (!dtype.is_int() || exact_product(c1, c2, dtype))
     {
         return Some(inner.l.clone() / constant_of(c, dtype));
     }
@@ -282,7 +284,10 @@ fn fold_binary(e: &Expr) -> Option<Expr> {
             None
         }
         Binary::Mul(_) => reassociate::<MulOp>(l, r),
-        Binary::Div(_) => {
+        // The next two rules hold when `x * c1` does not wrap, which only
+        // `index` arithmetic is assumed never to do (as TVM and oneDNN assume
+        // of index expressions); `s32` and `s64` wrap, so they keep the division.
+        Binary::Div(_) if dtype == DType::Index => {
             // `(x * c1) / c2` is `x * (c1 / c2)` when `c2` divides `c1`.
             if let (Some(Value::Int(c2)), Expr::Mul(inner)) = (r.as_value(), l)
                 && let Some(Value::Int(c1)) = inner.r.as_value()
@@ -293,11 +298,16 @@ fn fold_binary(e: &Expr) -> Option<Expr> {
             }
             None
         }
+        Binary::Div(_) => None,
         Binary::Mod(_) => {
             let c = r.as_value()?.as_int()?;
-            // `(x * k) % c` is 0 when `c` divides `k`; `(x % c) % c` is `x % c`.
+            // `(x * k) % c` is 0 when `c` divides `k` (for a wrapping type,
+            // only a power of two divides the wrapped product as well);
+            // `(x % c) % c` is `x % c`.
             match l {
-                Expr::Mul(inner) if c != 0 => {
+                Expr::Mul(inner)
+                    if c != 0 && (dtype == DType::Index || c.unsigned_abs().is_power_of_two()) =>
+                {
                     let k = inner.r.as_value()?.as_int()?;
                     (k % c == 0 && is_pure(&inner.l)).then(|| int_const(0, dtype))
                 }
@@ -307,6 +317,22 @@ fn fold_binary(e: &Expr) -> Option<Expr> {
         }
         Binary::Min(_) => reassociate::<MinOp>(l, r),
         Binary::Max(_) => reassociate::<MaxOp>(l, r),
+    }
+}
+
+/// Whether `c1 * c2` fits `dtype` without wrapping.
+fn exact_product(c1: Value, c2: Value, dtype: DType) -> bool {
+    let (Value::Int(a), Value::Int(b)) = (c1, c2) else {
+        return false;
+    };
+    let p = i128::from(a) * i128::from(b);
+    match dtype {
+        DType::S32 => i32::try_from(p).is_ok(),
+        DType::S64 => i64::try_from(p).is_ok(),
+        // Unsigned: the bit patterns as u64.
+        _ => (u128::from(a as u64))
+            .checked_mul(u128::from(b as u64))
+            .is_some_and(|p| p <= u128::from(u64::MAX)),
     }
 }
 
