@@ -492,6 +492,14 @@ proptest! {
     }
 
     #[test]
+    fn folding_reaches_a_fixed_point(ops in prop::collection::vec(op(), 1..30)) {
+        let main = build(&ops).get("main").unwrap().clone();
+        let once = main.map_body(|b| ConstantFolder.fold_stmt(b));
+        let twice = once.map_body(|b| ConstantFolder.fold_stmt(b));
+        prop_assert!(twice.body.same_as(&once.body), "{}\n=>\n{}\n=>\n{}", print_func(&main), print_func(&once), print_func(&twice));
+    }
+
+    #[test]
     fn printing_then_parsing_round_trips(ops in prop::collection::vec(op(), 1..30)) {
         let module = build(&ops);
         let text = print_module(&module);

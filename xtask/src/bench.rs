@@ -114,7 +114,7 @@ fn run_bench(name: &str, args: &[&str], quick: bool) -> Result<String, String> {
 pub fn run(args: &[String]) -> Result<(), String> {
     let quick = args.iter().any(|a| a == "--quick");
     let vs_tvm = args.iter().any(|a| a == "--vs-tvm");
-    // `--only <framework|relay|depth|compile>`: one section, for iterating on it.
+    // `--only <framework|relay|tensor_ir|depth|compile>`: one section, for iterating on it.
     let only = args
         .iter()
         .position(|a| a == "--only")
@@ -122,11 +122,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(section) = &only
         && !matches!(
             section.as_str(),
-            "framework" | "relay" | "depth" | "compile"
+            "framework" | "relay" | "tensor_ir" | "depth" | "compile"
         )
     {
         return Err(format!(
-            "bench: --only takes framework, relay, depth or compile, not {section:?}"
+            "bench: --only takes framework, relay, tensor_ir, depth or compile, not {section:?}"
         ));
     }
     let run_section = |name: &str| only.as_deref().is_none_or(|o| o == name);
@@ -151,6 +151,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     }
     if run_section("relay") {
         tables.take(&run_bench("relay", &[], quick)?);
+    }
+    if run_section("tensor_ir") {
+        tables.take(&run_bench("tensor_ir", &[], quick)?);
     }
     if run_section("depth") {
         for shape in ["let", "call"] {

@@ -53,14 +53,9 @@ fn settle(
         Transformed::Keep => original(),
     };
     let mut changed = rebuilt.is_replace();
-    for _ in 0..8 {
-        match rule(&current) {
-            Some(next) => {
-                current = next;
-                changed = true;
-            }
-            None => break,
-        }
+    if let Some(next) = rule(&current) {
+        current = settled(next, rule);
+        changed = true;
     }
     if changed {
         Transformed::Replace(current)
@@ -153,6 +148,19 @@ impl StmtMutator for ConstantFolder {
         }
         rebuilt
     }
+}
+
+/// `e` rewritten by `rule` until it no longer applies (each step makes the
+/// expression smaller or moves constants right; the bound only guards
+/// against a rule pair that would undo each other).
+fn settled(mut e: Expr, rule: fn(&Expr) -> Option<Expr>) -> Expr {
+    for _ in 0..64 {
+        match rule(&e) {
+            Some(next) => e = next,
+            None => break,
+        }
+    }
+    e
 }
 
 fn int_const(v: i64, dtype: DType) -> Expr {
@@ -365,11 +373,15 @@ where
         let c = eval_arith::<Op>(c1, c2, dtype)?;
         return Some(make(x, constant_of(c, dtype)));
     }
+    // The inner node is new: it is folded here, or a second run of the
+    // folder would find work left in it.
     if let Some((x, c)) = split(l) {
-        return Some(make(make(x, r.clone()), constant_of(c, dtype)));
+        let inner = settled(make(x, r.clone()), fold_binary);
+        return Some(make(inner, constant_of(c, dtype)));
     }
     if let Some((y, c)) = split(r) {
-        return Some(make(make(l.clone(), y), constant_of(c, dtype)));
+        let inner = settled(make(l.clone(), y), fold_binary);
+        return Some(make(inner, constant_of(c, dtype)));
     }
     None
 }
