@@ -13,7 +13,7 @@
 use ir_core::Node;
 use ir_core::structural::structural_eq_map_free_vars;
 use ir_passes::tensor_ir::interp::{Arg, Interpreter, Outcome};
-use ir_passes::tensor_ir::passes::{Simplify, Substitute, Unroll, UnrollConfig};
+use ir_passes::tensor_ir::passes::{self, Simplify, Substitute, Unroll, UnrollConfig};
 use ir_passes::tensor_ir::*;
 use proptest::prelude::*;
 
@@ -432,6 +432,11 @@ fn passes() -> Vec<(&'static str, FuncPass)> {
                 unreachable!()
             };
             Substitute::var(n, Expr::Var(n.clone())).apply_func(f)
+        }),
+        ("mark-unroll, fold, unroll", |f| {
+            let f = f.map_body(|b| passes::MarkUnroll { max_extent: 3 }.run(b));
+            let f = f.map_body(|b| ConstantFolder.fold_stmt(b));
+            Unroll::new(UnrollConfig::default()).run_func(&f)
         }),
         ("unroll, fold, simplify", |f| {
             let f = Unroll::new(UnrollConfig {

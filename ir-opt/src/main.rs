@@ -1,8 +1,11 @@
-//! `ir-opt`: parse a Relay program, run passes on it, print the result.
+//! `ir-opt`: parse a program of one of irkit's dialects (Relay, or the
+//! Tensor IR), run passes on it by name, print the result.
 //!
-//! With no FILE it runs the default pipeline on a built-in demo model and
-//! shows before and after. With a FILE (or `-` for stdin) only the passes
+//! With no FILE it runs the dialect's default pipeline on a built-in demo
+//! and shows before and after. With a FILE (or `-` for stdin) only the passes
 //! named by `--passes` run, none when it is absent (parse, verify, print).
+
+mod tensor_ir;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -17,6 +20,14 @@ use ir_passes::relay::{
     parse_module, print_expr, print_module, well_formed,
 };
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Dialect {
+    /// TVM's Relay text (`def @main(...) { ... }` or expression text).
+    Relay,
+    /// The loop-level Tensor IR (`func f(A: [s32 * 4]): void { ... }`).
+    TensorIr,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Emit {
     /// The text format.
@@ -25,12 +36,16 @@ enum Emit {
     Dot,
 }
 
-/// Optimize Relay programs with irkit passes.
+/// Optimize Relay and Tensor IR programs with irkit passes.
 #[derive(Parser)]
 #[command(name = "ir-opt", version)]
 struct Args {
-    /// The program (`-` for standard input); without it, the built-in demo model.
+    /// The program (`-` for standard input); without it, the dialect's built-in demo.
     file: Option<String>,
+    /// The input's dialect; by default Tensor IR when the text starts with
+    /// `func` (or the file ends in `.tir`), Relay otherwise.
+    #[arg(long, value_enum)]
+    dialect: Option<Dialect>,
     /// Passes to run, e.g. `fold-constant,dce{inline-once=true},cse`.
     #[arg(long)]
     passes: Option<String>,
@@ -119,7 +134,52 @@ fn render(program: &Program, module: &RelayModule, emit: Emit) -> String {
     }
 }
 
+/// The dialect asked for, or the one the text is written in.
+fn dialect_of(args: &Args, input: Option<&(String, String)>) -> Dialect {
+    if let Some(d) = args.dialect {
+        return d;
+    }
+    match input {
+        Some((text, origin)) => {
+            let first = text
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty() && !l.starts_with("//"));
+            if origin.ends_with(".tir") || first.is_some_and(|l| l.starts_with("func ")) {
+                Dialect::TensorIr
+            } else {
+                Dialect::Relay
+            }
+        }
+        None => Dialect::Relay,
+    }
+}
+
+/// Prints the diff between the expected and the actual text; exit code 1.
+fn differs(expect_path: &str, want: &str, got: &str) -> ExitCode {
+    eprintln!("ir-opt: the result differs from {expect_path} (- expected, + actual):");
+    let diff = similar::TextDiff::from_lines(want, got);
+    eprint!(
+        "{}",
+        diff.unified_diff()
+            .context_radius(3)
+            .header(expect_path, "result")
+    );
+    ExitCode::from(1)
+}
+
 fn run(args: Args) -> Result<ExitCode, String> {
+    let input = match &args.file {
+        Some(path) => Some((read(path)?, path.clone())),
+        None => None,
+    };
+    match dialect_of(&args, input.as_ref()) {
+        Dialect::TensorIr => tensor_ir::run(&args, input),
+        Dialect::Relay => run_relay(&args, input),
+    }
+}
+
+fn run_relay(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, String> {
     let reg = registry();
     if args.list_passes {
         for (name, description) in reg.passes() {
@@ -127,11 +187,9 @@ fn run(args: Args) -> Result<ExitCode, String> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let demo = args.file.is_none();
-    let (text, origin) = match &args.file {
-        Some(path) => (read(path)?, path.clone()),
-        None => (DEMO_MODEL.to_owned(), "<demo model>".to_owned()),
-    };
+    let demo = input.is_none();
+    let (text, origin) =
+        input.unwrap_or_else(|| (DEMO_MODEL.to_owned(), "<demo model>".to_owned()));
     let program = parse(&text, &origin)?;
     well_formed(&program.module)
         .map_err(|e| format!("{origin}: the input is not well-formed: {e}"))?;
@@ -198,15 +256,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
         if !equal(&output, &expected.module) {
             let want = render(&expected, &expected.module, Emit::Text);
             let got = render(&program, &output, Emit::Text);
-            eprintln!("ir-opt: the result differs from {expect_path} (- expected, + actual):");
-            let diff = similar::TextDiff::from_lines(&want, &got);
-            eprint!(
-                "{}",
-                diff.unified_diff()
-                    .context_radius(3)
-                    .header(expect_path, "result")
-            );
-            return Ok(ExitCode::from(1));
+            return Ok(differs(expect_path, &want, &got));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -207,3 +207,126 @@ fn graphviz_output() {
     assert!(dot.contains("label=\"multiply\""));
     assert!(dot.contains("label=\"@main\""));
 }
+
+const KERNEL: &str = "func scale(A: [s32 * 8], n: s32): void {
+  for i in (0, 8, 1) {
+    if ((i < 8)) {
+      A[i] = ((A[i] * 1) + (n * 0))
+    }
+  }
+  for j in (0, 2, 1) {
+    A[j] = (j + (1 + 1))
+  }
+}
+";
+
+#[test]
+fn tensor_ir_is_read_and_its_passes_run_by_name() {
+    let path = temp_file("scale.tir", KERNEL);
+    let out = ir_opt(&[&path, "--passes", "fold,simplify"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "func scale(A: [s32 * 8], n: s32): void {
+  for i in (0, 8, 1) {
+    A[i] = A[i]
+  }
+  for j in (0, 2, 1) {
+    A[j] = (j + 2)
+  }
+}
+"
+    );
+}
+
+#[test]
+fn tensor_ir_is_recognized_on_standard_input_and_round_trips_without_passes() {
+    let out = ir_opt(&["-"], Some(KERNEL));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), KERNEL);
+}
+
+#[test]
+fn an_attribute_set_by_one_pass_is_read_by_a_later_one_after_unrelated_rewrites() {
+    // mark-unroll sets `unroll` on the two-trip loop; fold and simplify
+    // rebuild it (its body changes); unroll, left to its defaults (which
+    // unroll nothing by themselves), expands the marked loop only; the
+    // last fold folds the copies.
+    let out = ir_opt(
+        &[
+            "-",
+            "--passes",
+            "mark-unroll{max-extent=2},fold,simplify,unroll,fold",
+        ],
+        Some(KERNEL),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("for i in (0, 8, 1)"), "{stdout}");
+    assert!(stdout.contains("  A[0] = 2\n  A[1] = 3\n"), "{stdout}");
+    let unmarked = ir_opt(&["-", "--passes", "fold,simplify,unroll"], Some(KERNEL));
+    assert!(text(&unmarked.stdout).contains("for j in (0, 2, 1)"));
+}
+
+#[test]
+fn tensor_ir_errors_name_the_place_and_keep_exit_code_2() {
+    let out = ir_opt(
+        &["-", "--dialect", "tensor-ir"],
+        Some("func f(n: s32): s32 {\n  return ((n + 1) +\n}\n"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ir-opt: -: 3:1: expected an expression, found `}`\n"
+    );
+    let out = ir_opt(&["--dialect", "tensor-ir", "--passes", "fold,nope"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr)
+            .contains("unknown pass `nope`; known passes: fold, mark-unroll, simplify, unroll")
+    );
+}
+
+#[test]
+fn tensor_ir_expect_compares_up_to_parameter_names() {
+    let expected = temp_file(
+        "expected.tir",
+        "func scale(B: [s32 * 8], m: s32): void {
+  for k in (0, 8, 1) {
+    B[k] = B[k]
+  }
+  B[0] = 2
+  B[1] = 3
+}
+",
+    );
+    let out = ir_opt(
+        &[
+            "-",
+            "--passes",
+            "fold,simplify,unroll{max-extent=2},fold",
+            "--expect",
+            &expected,
+        ],
+        Some(KERNEL),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let wrong = temp_file("wrong.tir", "func scale(B: [s32 * 8], m: s32): void {\n}\n");
+    let out = ir_opt(&["-", "--expect", &wrong], Some(KERNEL));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("differs from"));
+}
+
+#[test]
+fn the_tensor_ir_demo_runs_its_default_pipeline() {
+    let out = ir_opt(
+        &["--dialect", "tensor-ir", "--verify-each", "--time-passes"],
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let after = stdout.split("// After").nth(1).unwrap();
+    assert!(after.contains("A[i] = (A[i] + 5)"), "{after}");
+    assert!(!after.contains("for j"), "{after}");
+    assert!(after.contains("B[0] = n"), "{after}");
+}

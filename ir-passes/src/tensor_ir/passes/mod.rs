@@ -2,13 +2,17 @@
 
 mod facts;
 mod fold;
+mod mark_unroll;
+mod registry;
 mod simplify;
 pub mod substitute;
 mod trip_count;
 mod unroll;
 
 pub use fold::ConstantFolder;
+pub use mark_unroll::MarkUnroll;
+pub use registry::{DEFAULT_PIPELINE, registry};
 pub use simplify::Simplify;
 pub use substitute::Substitute;
 pub use trip_count::trip_count;
-pub use unroll::{MAX_EXPANSION, Unroll, UnrollConfig};
+pub use unroll::{MAX_EXPANSION, UNROLL_ATTR, Unroll, UnrollConfig};

@@ -19,6 +19,7 @@
 
 use ir_core::{Node, ReplaceMap, Transformed};
 
+use crate::tensor_ir::attrs::AttrValue;
 use crate::tensor_ir::build::stmts;
 use crate::tensor_ir::expr::{Expr, ExprMutator, Tensor, Var};
 use crate::tensor_ir::passes::trip_count::{nth_value, trip_count};
@@ -26,6 +27,11 @@ use crate::tensor_ir::stmt::{
     Assign, Define, DefineTensor, Evaluate, ForKind, ForLoop, Func, Return, Stmt, StmtMutator,
     Stmts,
 };
+
+/// The loop attribute that asks for unrolling (`Bool(true)`), as the
+/// `unroll` kind does: set by a pass that knows a loop is worth it, read here
+/// after whatever rewrites ran in between.
+pub const UNROLL_ATTR: &str = "unroll";
 
 /// The most statements one expansion may produce.
 pub const MAX_EXPANSION: u64 = 1 << 16;
@@ -224,7 +230,12 @@ impl StmtMutator for Unroll {
         let trips = trip_count(&rebuilt);
         let c = &mut self.counters;
         let fits = |t: u64, c: &Counters| t.saturating_mul(c.size.max(1)) <= MAX_EXPANSION;
-        let auto = match (rebuilt.kind, trips) {
+        // An earlier pass may have asked for unrolling through the attribute.
+        let kind = match rebuilt.attrs.get(UNROLL_ATTR) {
+            Some(AttrValue::Bool(true)) => ForKind::Unroll,
+            _ => rebuilt.kind,
+        };
+        let auto = match (kind, trips) {
             (ForKind::Unroll, Some(t)) => fits(t, c),
             (ForKind::Serial, Some(t)) => {
                 c.normal_depth == 0
@@ -248,7 +259,7 @@ impl StmtMutator for Unroll {
         {
             return Transformed::Replace(self.expand(&rebuilt, t));
         }
-        if auto && rebuilt.kind != ForKind::Unroll {
+        if auto && kind != ForKind::Unroll {
             let mut marked = (*rebuilt).clone();
             marked.kind = ForKind::Unroll;
             return Transformed::Replace(marked.into());
