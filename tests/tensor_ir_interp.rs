@@ -149,6 +149,12 @@ fn runs_stop_with_an_error_not_a_panic() {
             "tensors too large: more than 16777216 elements live",
         ),
         (
+            // Redefined larger in a loop: refused on the second trip, cleanly.
+            "func main(n: s32): s32 {\n  for i in (1, 3, 1) {\n    tensor B: [s32 * (i * 10000000)]\n  }\n  return 0\n}",
+            one(),
+            "tensors too large: more than 16777216 elements live",
+        ),
+        (
             "func main(A: [s32 * 4]): s32 {\n  return A[0]\n}",
             vec![Arg::Buffer(ints(&[1, 2]))],
             "buffer for `A` holds 2 elements, its layout needs 4",

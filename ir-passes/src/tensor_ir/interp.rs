@@ -394,11 +394,11 @@ impl<'m> Interpreter<'m> {
                 let known = self.frame().tensors.get(&t.addr()).map(|v| v.buffer);
                 let buffer = match known {
                     Some(id) => {
+                        // Emptied first, so the count stays right if the new size is refused.
                         self.live_elements -= self.buffers[id].len();
+                        self.buffers[id].clear();
                         self.reserve(len)?;
-                        let b = &mut self.buffers[id];
-                        b.clear();
-                        b.resize(len, zero);
+                        self.buffers[id].resize(len, zero);
                         id
                     }
                     None => {
