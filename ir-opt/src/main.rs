@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, ValueEnum};
 use ir_core::Node;
-use ir_core::pass::{PassContext, PassTimer, PrintIr, VerifyEach};
+use ir_core::pass::{Module, PassContext, PassRegistry, PassTimer, PrintIr, VerifyEach};
 use ir_core::structural::{structural_eq, structural_eq_map_free_vars};
 use ir_passes::relay::passes::{DEFAULT_PIPELINE, registry};
 use ir_passes::relay::{
@@ -168,6 +168,41 @@ fn differs(expect_path: &str, want: &str, got: &str) -> ExitCode {
     ExitCode::from(1)
 }
 
+/// Runs the passes `--passes` names (`default_pipeline` when it is absent,
+/// which the demos give) on `input`, under the instruments the flags ask
+/// for: the result, and the pipeline's text if one ran. Shared by both dialects.
+fn run_passes<F: Clone + Send + Sync + 'static>(
+    args: &Args,
+    registry: &PassRegistry<F>,
+    default_pipeline: Option<&str>,
+    input: &Module<F>,
+    print: impl Fn(&Module<F>) -> String + Send + Sync + 'static,
+    verify: impl Fn(&Module<F>) -> Result<(), String> + Send + Sync + 'static,
+) -> Result<(Module<F>, Option<String>), String> {
+    let Some(text) = args.passes.as_deref().or(default_pipeline) else {
+        return Ok((input.clone(), None));
+    };
+    let pipeline = registry
+        .pipeline(text)
+        .map_err(|e| format!("--passes: {e}"))?;
+    let timer = std::sync::Arc::new(PassTimer::new());
+    let mut ctx = PassContext::default().with_opt_level(args.opt_level);
+    if args.print_after_all {
+        ctx = ctx.with_instrument(PrintIr::new(print, |s: &str| eprint!("{s}")));
+    }
+    if args.verify_each {
+        ctx = ctx.with_instrument(VerifyEach::new(verify));
+    }
+    if args.time_passes {
+        ctx = ctx.with_instrument(timer.clone());
+    }
+    let output = ctx.run(&pipeline, input).map_err(|e| e.to_string())?;
+    if args.time_passes {
+        eprint!("{}", timer.report());
+    }
+    Ok((output, Some(text.to_owned())))
+}
+
 fn run(args: Args) -> Result<ExitCode, String> {
     let input = match &args.file {
         Some(path) => Some((read(path)?, path.clone())),
@@ -194,40 +229,18 @@ fn run_relay(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, S
     well_formed(&program.module)
         .map_err(|e| format!("{origin}: the input is not well-formed: {e}"))?;
 
-    let pipeline_text = match (&args.passes, demo) {
-        (Some(p), _) => Some(p.clone()),
-        (None, true) => Some(DEFAULT_PIPELINE.to_owned()),
-        (None, false) => None,
-    };
-    let timer = std::sync::Arc::new(PassTimer::new());
-    let output = match &pipeline_text {
-        None => program.module.clone(),
-        Some(p) => {
-            let pipeline = reg.pipeline(p).map_err(|e| format!("--passes: {e}"))?;
-            let mut ctx = PassContext::default().with_opt_level(args.opt_level);
-            if args.print_after_all {
-                let expression = program.expression;
-                ctx = ctx.with_instrument(PrintIr::new(
-                    move |m: &RelayModule| match (expression, m.get("main")) {
-                        (true, Some(main)) => print_expr(&main.body),
-                        _ => print_module(m),
-                    },
-                    |s: &str| eprint!("{s}"),
-                ));
-            }
-            if args.verify_each {
-                ctx = ctx.with_instrument(VerifyEach::new(well_formed));
-            }
-            if args.time_passes {
-                ctx = ctx.with_instrument(timer.clone());
-            }
-            ctx.run(&pipeline, &program.module)
-                .map_err(|e| e.to_string())?
-        }
-    };
-    if args.time_passes {
-        eprint!("{}", timer.report());
-    }
+    let expression = program.expression;
+    let (output, pipeline_text) = run_passes(
+        args,
+        &reg,
+        demo.then_some(DEFAULT_PIPELINE),
+        &program.module,
+        move |m: &RelayModule| match (expression, m.get("main")) {
+            (true, Some(main)) => print_expr(&main.body),
+            _ => print_module(m),
+        },
+        well_formed,
+    )?;
 
     if demo {
         println!("// The demo model:");

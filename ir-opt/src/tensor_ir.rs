@@ -4,12 +4,11 @@
 
 use std::process::ExitCode;
 
-use ir_core::pass::{PassContext, PassTimer, PrintIr, VerifyEach};
 use ir_core::structural::structural_eq_map_free_vars;
 use ir_passes::tensor_ir::passes::{DEFAULT_PIPELINE, registry};
 use ir_passes::tensor_ir::{Module, parse_module, print_module};
 
-use crate::{Args, Emit, differs, read};
+use crate::{Args, Emit, differs, read, run_passes};
 
 /// The built-in input: a bounds check that the loop range decides, folding
 /// work, a small loop to unroll and a branch whose condition decides an
@@ -57,32 +56,14 @@ pub fn run(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, Str
     let (text, origin) =
         input.unwrap_or_else(|| (DEMO_KERNEL.to_owned(), "<demo kernel>".to_owned()));
     let input = parse(&text, &origin)?;
-    let pipeline_text = match (&args.passes, demo) {
-        (Some(p), _) => Some(p.clone()),
-        (None, true) => Some(DEFAULT_PIPELINE.to_owned()),
-        (None, false) => None,
-    };
-    let timer = std::sync::Arc::new(PassTimer::new());
-    let output = match &pipeline_text {
-        None => input.clone(),
-        Some(p) => {
-            let pipeline = reg.pipeline(p).map_err(|e| format!("--passes: {e}"))?;
-            let mut ctx = PassContext::default().with_opt_level(args.opt_level);
-            if args.print_after_all {
-                ctx = ctx.with_instrument(PrintIr::new(print_module, |s: &str| eprint!("{s}")));
-            }
-            if args.verify_each {
-                ctx = ctx.with_instrument(VerifyEach::new(verify));
-            }
-            if args.time_passes {
-                ctx = ctx.with_instrument(timer.clone());
-            }
-            ctx.run(&pipeline, &input).map_err(|e| e.to_string())?
-        }
-    };
-    if args.time_passes {
-        eprint!("{}", timer.report());
-    }
+    let (output, pipeline_text) = run_passes(
+        args,
+        &reg,
+        demo.then_some(DEFAULT_PIPELINE),
+        &input,
+        print_module,
+        verify,
+    )?;
     if demo {
         println!("// The demo kernel:");
         println!("{}", print_module(&input));
