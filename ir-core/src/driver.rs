@@ -123,12 +123,29 @@ fn set(flag: Flag) {
 /// through; anything else disarms.
 #[inline(always)]
 pub(crate) fn pass_through<P: ?Sized>(pass: &P, node: impl FnOnce() -> usize) {
-    if !active() {
-        return;
+    if active() {
+        pass_through_at(PassId::of(pass), node());
     }
-    let node = node();
+}
+
+/// [`pass_through`] for mutators' entry hooks, which generated code inlines
+/// into the default hook of every kind: only the activity check is inlined.
+#[inline(always)]
+pub(crate) fn pass_through_outlined<P: ?Sized>(pass: &P, node: impl FnOnce() -> usize) {
+    if active() {
+        pass_through_slow(PassId::of(pass), node());
+    }
+}
+
+#[inline(never)]
+fn pass_through_slow(pass: PassId, node: usize) {
+    pass_through_at(pass, node);
+}
+
+#[inline(always)]
+fn pass_through_at(pass: PassId, node: usize) {
     let flag = get();
-    if flag.node == node && flag.state == ARMED && flag.pass.is(PassId::of(pass)) {
+    if flag.node == node && flag.state == ARMED && flag.pass.is(pass) {
         set(Flag {
             state: PASSED,
             ..flag
@@ -140,13 +157,30 @@ pub(crate) fn pass_through<P: ?Sized>(pass: &P, node: impl FnOnce() -> usize) {
 
 /// Called by default kind hooks: `true` if a driver of this pass armed this
 /// node and only generated code ran since, so the driver takes it over.
+/// Inlined whole: visitors call it for tail kinds only, where a chain's
+/// driver takes this path on every link.
 #[inline(always)]
 pub(crate) fn hand_back<P: ?Sized>(pass: &P, node: usize) -> bool {
-    if !active() {
-        return false;
-    }
+    active() && hand_back_at(PassId::of(pass), node)
+}
+
+/// [`hand_back`] for the default hook of *every* mutator kind: only the
+/// check that no driver is active is inlined, the rest is compiled once here
+/// instead of once per kind and pass (a third of a derived crate's code).
+#[inline(always)]
+pub(crate) fn hand_back_outlined<P: ?Sized>(pass: &P, node: usize) -> bool {
+    active() && hand_back_slow(PassId::of(pass), node)
+}
+
+#[inline(never)]
+fn hand_back_slow(pass: PassId, node: usize) -> bool {
+    hand_back_at(pass, node)
+}
+
+#[inline(always)]
+fn hand_back_at(pass: PassId, node: usize) -> bool {
     let flag = get();
-    if flag.state == PASSED && flag.node == node && flag.pass.is(PassId::of(pass)) {
+    if flag.state == PASSED && flag.node == node && flag.pass.is(pass) {
         set(Flag {
             state: DEFERRED,
             ..flag

@@ -111,6 +111,11 @@ pub struct HandleInfo {
 /// Default recursion of a mutator on a family (derived): dispatch to the hook
 /// of the node's kind. Hooks that override the family entry call it explicitly.
 pub trait Rebuild<M: ?Sized>: Sized {
+    /// Whether a kind of the family has an `#[ir(tail)]` field (as
+    /// `Family::ANY_TAIL`): the entry hook then inlines the chain drivers'
+    /// whole check. Set by the derive.
+    #[doc(hidden)]
+    const __ANY_TAIL: bool = true;
     /// Dispatches to the kind hook.
     fn rebuild(&self, mutator: &mut M) -> Transformed<Self>;
     /// In-place mode, once the hooks handed the node back: the kind's default
@@ -168,12 +173,19 @@ impl<T> Node<T> {
 /// [`crate::driver`]). `wrap` is the family's variant for the kind.
 #[doc(hidden)]
 #[inline]
-pub fn __mutate_default<M: ?Sized, K: RebuildFields<M>, F>(
+pub fn __mutate_default<M: ?Sized, K: RebuildFields<M> + crate::ChildType, F>(
     mutator: &mut M,
     node: &Node<K>,
     wrap: fn(Node<K>) -> F,
 ) -> Transformed<F> {
-    if crate::driver::hand_back(mutator, node.addr()) {
+    // A chain's driver hands back a tail kind on every link: its check is
+    // inlined whole. Other kinds are handed back in in-place mode only.
+    let handed_back = if K::HAS_TAIL {
+        crate::driver::hand_back(mutator, node.addr())
+    } else {
+        crate::driver::hand_back_outlined(mutator, node.addr())
+    };
+    if handed_back {
         return Transformed::Keep;
     }
     node.rebuild_fields(mutator).map(|k| wrap(Node::new(k)))
@@ -186,7 +198,7 @@ pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>>(
     mutator: &mut M,
     node: &Node<K>,
 ) -> Transformed<Node<K>> {
-    if crate::driver::hand_back(mutator, node.addr()) {
+    if crate::driver::hand_back_outlined(mutator, node.addr()) {
         return Transformed::Keep;
     }
     node.rebuild_fields(mutator).map(Node::new)
@@ -197,7 +209,11 @@ pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>>(
 #[doc(hidden)]
 #[inline]
 pub fn __mutate_entry<M: ?Sized, F: Rebuild<M>>(mutator: &mut M, node: &F) -> Transformed<F> {
-    crate::driver::pass_through(mutator, || node.node_handle().addr);
+    if F::__ANY_TAIL {
+        crate::driver::pass_through(mutator, || node.node_handle().addr);
+    } else {
+        crate::driver::pass_through_outlined(mutator, || node.node_handle().addr);
+    }
     node.rebuild(mutator)
 }
 

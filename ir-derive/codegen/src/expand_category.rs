@@ -211,7 +211,6 @@ pub fn views(f: &FamilyModel) -> TokenStream {
     quote! {
         #(#items)*
         #rebuild
-        #[automatically_derived]
         impl #fam {
             #(#accessors)*
         }

@@ -157,7 +157,7 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
     );
     let not_impl = format!("`{{Self}}` is not a `{trait_name}`");
     let not_impl_note = format!(
-        "a pass implements the visitor trait of every family it walks: add `impl {trait_name} for {{Self}} {{}}`"
+        "a pass implements the visitor trait of every family it walks: add `impl {trait_name} for {{Self}} {{{{}}}}`"
     );
     let uses_note =
         format!("a family whose kinds hold `{fam}` children declares it with `#[ir(uses({fam}))]`");
@@ -409,7 +409,6 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
             impl #k::ChildType for #fam {}
             #(#per_kind)*
         };
-        #[automatically_derived]
         impl #fam {
             /// Pointer identity: one comparison, no reference-count traffic.
             #[inline]
@@ -500,6 +499,10 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     let (vis, fam) = (&f.vis, &f.ident);
     let trait_name = format_ident!("{}Mutator", fam);
     let entry = format_ident!("mutate_{}", f.snake);
+    let tails = f.kinds.iter().map(|kind| {
+        let ty = &kind.ty;
+        quote!(|| <#ty as #k::ChildType>::HAS_TAIL)
+    });
     let supers = f.uses.iter().map(|p| {
         let t = sibling_trait(p, "Mutator");
         quote!(#t)
@@ -624,7 +627,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     );
     let not_impl = format!("`{{Self}}` is not a `{trait_name}`");
     let not_impl_note = format!(
-        "a pass implements the mutator trait of every family it rewrites: add `impl {trait_name} for {{Self}} {{}}`"
+        "a pass implements the mutator trait of every family it rewrites: add `impl {trait_name} for {{Self}} {{{{}}}}`"
     );
     let uses_note =
         format!("a family whose kinds hold `{fam}` children declares it with `#[ir(uses({fam}))]`");
@@ -650,6 +653,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         const _: () = {
             #[automatically_derived]
             impl<__M: #trait_name + ?::core::marker::Sized> #k::Rebuild<__M> for #fam {
+                const __ANY_TAIL: bool = false #(#tails)*;
                 #[inline]
                 fn rebuild(&self, mutator: &mut __M) -> #k::Transformed<Self> {
                     #k::stack::guarded(|| match self { #(#arms)* #fallback })

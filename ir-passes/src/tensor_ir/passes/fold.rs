@@ -264,6 +264,14 @@ fn fold_binary(e: &Expr) -> Option<Expr> {
                     inner.l.clone() + int_const(c, dtype)
                 });
             }
+            // `x + (y - c)` is `(x + y) - c` (exact under wrapping too).
+            if let Expr::Sub(inner) = r
+                && inner.r.as_value().is_some()
+                && l.as_value().is_none()
+            {
+                let sum = settled(l.clone() + inner.l.clone(), fold_binary);
+                return Some(sum - inner.r.clone());
+            }
             reassociate::<AddOp>(l, r)
         }
         Binary::Sub(_) => {
@@ -291,7 +299,18 @@ fn fold_binary(e: &Expr) -> Option<Expr> {
             }
             None
         }
-        Binary::Mul(_) => reassociate::<MulOp>(l, r),
+        Binary::Mul(_) => {
+            // `(x + c1) * c2` is `x * c2 + c1 * c2`: multiplication distributes
+            // over addition modulo 2^n as well, so this holds when it wraps.
+            if let (Expr::Add(inner), Some(c2)) = (l, r.as_value())
+                && let Some(c1) = inner.r.as_value()
+                && let Some(c) = eval_arith::<MulOp>(c1, c2, dtype)
+            {
+                let scaled = settled(inner.l.clone() * r.clone(), fold_binary);
+                return Some(scaled + constant_of(c, dtype));
+            }
+            reassociate::<MulOp>(l, r)
+        }
         // The next two rules hold when `x * c1` does not wrap, which only
         // `index` arithmetic is assumed never to do (as TVM and oneDNN assume
         // of index expressions); `s32` and `s64` wrap, so they keep the division.
