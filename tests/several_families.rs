@@ -148,3 +148,26 @@ fn a_post_order_rewriter_reaches_the_expressions_inside_statements() {
     let plain = assign(var("a"), var("b"));
     assert!(FoldAdds::default().rewrite_stmt(&plain).same_as(&plain));
 }
+
+#[test]
+fn an_early_exit_visitor_over_both_families_names_its_result_once() {
+    // The result is a type parameter of each family's visitor trait (so that
+    // a plain visitor writes nothing and gets `()`), and a pass implements one
+    // trait per family: a type alias is the one place that names it.
+    type Found = std::ops::ControlFlow<String>;
+    struct FirstStoreOfAnAdd;
+    impl StmtVisitor<Found> for FirstStoreOfAnAdd {
+        fn visit_assign(&mut self, s: &Node<Assign>) -> Found {
+            s.walk(self)
+        }
+    }
+    impl ExprVisitor<Found> for FirstStoreOfAnAdd {
+        fn visit_add(&mut self, e: &Node<Arith<AddOp>>) -> Found {
+            Found::Break(Expr::from(e.clone()).to_string())
+        }
+    }
+    assert_eq!(
+        FirstStoreOfAnAdd.visit_stmt(&program()),
+        Found::Break("(1 + 2)".to_string())
+    );
+}
