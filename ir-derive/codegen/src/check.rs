@@ -29,10 +29,11 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                         .with_span(&uses.first().map(|p| p.span()).unwrap_or(input.ident.span())),
                 );
             }
-            if input.extensible.is_some() || input.extends.is_some() {
+            if input.extensible.is_some() || input.extends.is_some() || input.mutator.is_some() {
                 errors.push(
                     Error::custom(
-                        "`extensible` and `extends` apply to family enums, not to node structs",
+                        "`extensible`, `extends` and `mutator` apply to family enums, not to \
+                         node structs",
                     )
                     .with_span(&input.ident),
                 );
@@ -128,6 +129,8 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
             } else {
                 check_categories(&snake, &mut kinds, &mut errors)
             };
+            let mutator = input.mutator.unwrap_or_default();
+            check_mutator_defaults(&kinds, &mutator, extends.is_some(), &mut errors);
             Model::Family(FamilyModel {
                 krate,
                 ident: input.ident,
@@ -140,6 +143,8 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 kinds,
                 categories,
                 uses: input.uses.map(|u| u.to_vec()).unwrap_or_default(),
+                mutator_state: mutator.state,
+                mutate_entry: mutator.entry,
             })
         }
     };
@@ -383,6 +388,8 @@ fn kind_model(variant: Variant) -> darling::Result<KindModel> {
             graph: variant.graph.is_present(),
             category: None,
             category_name: variant.category,
+            mutate_with: variant.mutate,
+            mutate_def_with: variant.mutate_def,
         }),
         _ => Err(Error::multiple(errors)),
     }
@@ -486,6 +493,56 @@ fn check_hook_names(
 /// Groups the kinds by `#[ir(category = ..)]`. A category whose hook would
 /// collide with a kind's hook (or the entry hook) is reported once and left
 /// out, its kinds keeping their own hooks only.
+/// Custom mutator defaults: a definition default needs definition sites, a
+/// kind in a category defaults to its category hook, and an extension family
+/// takes its passes' defaults from the family it extends.
+fn check_mutator_defaults(
+    kinds: &[KindModel],
+    args: &crate::parse::MutatorArgs,
+    extension: bool,
+    errors: &mut darling::error::Accumulator,
+) {
+    if extension {
+        let custom = args.state.iter().chain(&args.entry).chain(
+            kinds
+                .iter()
+                .flat_map(|k| k.mutate_with.iter().chain(&k.mutate_def_with)),
+        );
+        for path in custom {
+            errors.push(
+                Error::custom(
+                    "an extension family's passes are the open family's: set mutator defaults \
+                     there",
+                )
+                .with_span(path),
+            );
+        }
+        return;
+    }
+    for kind in kinds {
+        if let (Some(path), false) = (&kind.mutate_def_with, kind.def) {
+            errors.push(
+                Error::custom(format!(
+                    "`mutate_def` sets the default of the definition hook, and `{}` has none: \
+                     mark it `def`",
+                    kind.variant
+                ))
+                .with_span(path),
+            );
+        }
+        if let (Some(path), Some(category)) = (&kind.mutate_with, &kind.category_name) {
+            errors.push(
+                Error::custom(format!(
+                    "`{}` is in category `{category}`, whose hook is its default: a kind has \
+                     one default",
+                    kind.variant
+                ))
+                .with_span(path),
+            );
+        }
+    }
+}
+
 fn check_categories(
     family: &str,
     kinds: &mut [KindModel],

@@ -22,7 +22,9 @@ pub fn expand(f: &FamilyModel, which: Derive) -> TokenStream {
         }
         Derive::Mutable | Derive::StructuralEq => {
             let mutator = mutator_trait(f);
-            let rewriter = rewriter_trait(f);
+            // A post-order rewriter drives the mutator hooks itself: a family
+            // whose mutators hold state has its own defaults instead.
+            let rewriter = f.mutator_state.is_none().then(|| rewriter_trait(f));
             quote!(#mutator #rewriter)
         }
     }
@@ -515,20 +517,27 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             kind,
             "mutate its children and rebuild it only if one changed (`node.rebuild(self).into()`)",
         );
-        let default_body = expand_category::kind_default(f, kind, "mutate").unwrap_or_else(
-            || quote_spanned!(ty.span()=> #k::__mutate_default(self, node, #fam::#v)),
-        );
+        let default_body = match &kind.mutate_with {
+            Some(path) => quote_spanned!(path.span()=> #path(self, node)),
+            None => expand_category::kind_default(f, kind, "mutate").unwrap_or_else(
+                || quote_spanned!(ty.span()=> #k::__mutate_default(self, node, #fam::#v)),
+            ),
+        };
         let def = kind.def.then(|| {
             let def_hook = format_ident!("mutate_{}_def", kind.snake);
             let doc = def_hook_doc(
                 kind,
                 "mutate its children, rebuilding only if one changed; the result keeps the kind",
             );
+            let body = match &kind.mutate_def_with {
+                Some(path) => quote_spanned!(path.span()=> #path(self, node)),
+                None => quote!(#k::__mutate_default_def(self, node)),
+            };
             quote! {
                 #[doc = #doc]
                 #[inline]
                 fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#k::Node<#ty>> {
-                    #k::__mutate_default_def(self, node)
+                    #body
                 }
             }
         });
@@ -636,14 +645,26 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     } else {
         quote!(: #(#supers)+*)
     };
+    let entry_body = match &f.mutate_entry {
+        Some(path) => quote_spanned!(path.span()=> #path(self, node)),
+        None => quote!(#k::__mutate_entry(self, node)),
+    };
+    let state_method = f.mutator_state.as_ref().map(|state| {
+        quote! {
+            /// The state this family's default hooks work with
+            /// (`#[ir(mutator(state = ..))]`): every pass holds one.
+            fn mutator_state(&mut self) -> &mut #state;
+        }
+    });
     quote! {
         #[doc = #trait_doc]
         #[diagnostic::on_unimplemented(message = #not_impl, note = #not_impl_note, note = #uses_note)]
         #vis trait #trait_name #supers {
+            #state_method
             #[doc = #entry_doc]
             #[inline]
             fn #entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
-                #k::__mutate_entry(self, node)
+                #entry_body
             }
             #(#hooks)*
             #category_hooks
@@ -721,9 +742,18 @@ fn mutate_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
             }
         }
     });
+    let state = f.mutator_state.as_ref().map(|state| {
+        quote! {
+            #[inline]
+            fn mutator_state(&mut self) -> &mut #state {
+                <__M as #trait_name>::mutator_state(self.inner())
+            }
+        }
+    });
     quote! {
         #[automatically_derived]
         impl<__M: #trait_name + ?::core::marker::Sized> #trait_name for #k::ext::MutAdapter<'_, __M> {
+            #state
             #[inline]
             fn #entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
                 <__M as #trait_name>::#entry(self.inner(), node)

@@ -59,6 +59,10 @@ pub struct FamilyModel {
     pub extends: Option<syn::Path>,
     /// `#[ir(category = ..)]` groups, in order of first appearance.
     pub categories: Vec<CategoryModel>,
+    /// `#[ir(mutator(state = ..))]`: the type `mutator_state` returns.
+    pub mutator_state: Option<syn::Path>,
+    /// `#[ir(mutator(entry = ..))]`: the entry hook's default body.
+    pub mutate_entry: Option<syn::Path>,
 }
 
 /// A category of kinds (`#[ir(category = Binary)]` on each of its variants):
@@ -100,4 +104,8 @@ pub struct KindModel {
     pub category: Option<usize>,
     /// The category as written, until `check` resolves it.
     pub category_name: Option<syn::Ident>,
+    /// `#[ir(mutate = ..)]`: the mutator hook's default body.
+    pub mutate_with: Option<syn::Path>,
+    /// `#[ir(mutate_def = ..)]`: the definition hook's default body.
+    pub mutate_def_with: Option<syn::Path>,
 }

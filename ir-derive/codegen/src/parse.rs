@@ -24,6 +24,21 @@ pub struct Input {
     /// `#[ir(extends(Expr))]`: this enum lists kinds added to the open family `Expr`.
     #[darling(default)]
     pub extends: Option<PathList>,
+    /// `#[ir(mutator(state = State, entry = path::to::fn))]`: the family's
+    /// mutators carry state that its default hooks use (Relax's normalizing
+    /// mutator and its block builder).
+    #[darling(default)]
+    pub mutator: Option<MutatorArgs>,
+}
+
+/// The arguments of `#[ir(mutator(...))]`.
+#[derive(FromMeta, Default, Clone)]
+pub struct MutatorArgs {
+    /// The state every mutator of the family holds, reached through the
+    /// generated required method `mutator_state`.
+    pub state: Option<syn::Path>,
+    /// The default body of the entry hook: `path(self, node)`.
+    pub entry: Option<syn::Path>,
 }
 
 /// The arguments of `#[ir(extensible(...))]`.
@@ -70,6 +85,13 @@ pub struct Variant {
     /// defaults to (oneDNN's `visit(binary_c)`).
     #[darling(default)]
     pub category: Option<syn::Ident>,
+    /// `#[ir(mutate = path::to::fn)]`: the default body of the kind's mutator
+    /// hook is `path(self, node)` instead of rebuilding the children.
+    #[darling(default)]
+    pub mutate: Option<syn::Path>,
+    /// `#[ir(mutate_def = path::to::fn)]`: likewise for its definition hook.
+    #[darling(default)]
+    pub mutate_def: Option<syn::Path>,
 }
 
 /// Parses the input; unions are rejected here with a spanned error.
