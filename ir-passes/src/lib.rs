@@ -1,5 +1,7 @@
 //! IR dialects built only with irkit's derives, and the passes over them.
 
+#[cfg(feature = "relax")]
+pub mod relax;
 #[cfg(feature = "relay")]
 pub mod relay;
 #[cfg(feature = "tensor-ir")]

@@ -143,8 +143,8 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 kinds,
                 categories,
                 uses: input.uses.map(|u| u.to_vec()).unwrap_or_default(),
-                mutator_state: mutator.state,
-                mutate_entry: mutator.entry,
+                mutator_state: mutator.state.map(Box::new),
+                mutate_entry: mutator.entry.map(Box::new),
             })
         }
     };

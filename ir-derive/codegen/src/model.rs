@@ -60,9 +60,9 @@ pub struct FamilyModel {
     /// `#[ir(category = ..)]` groups, in order of first appearance.
     pub categories: Vec<CategoryModel>,
     /// `#[ir(mutator(state = ..))]`: the type `mutator_state` returns.
-    pub mutator_state: Option<syn::Path>,
+    pub mutator_state: Option<Box<syn::Path>>,
     /// `#[ir(mutator(entry = ..))]`: the entry hook's default body.
-    pub mutate_entry: Option<syn::Path>,
+    pub mutate_entry: Option<Box<syn::Path>>,
 }
 
 /// A category of kinds (`#[ir(category = Binary)]` on each of its variants):

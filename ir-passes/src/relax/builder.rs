@@ -1,0 +1,797 @@
+//! The block builder (TVM's `BlockBuilder`): emits bindings one at a time
+//! into a stack of blocks, normalizes expressions to A-normal form, names
+//! variables, and manages the module's functions copy-on-write.
+//!
+//! ```
+//! use ir_passes::relax::{BlockBuilder, DataType, Expr, PrimExpr, StructInfo};
+//!
+//! let mut bb = BlockBuilder::new();
+//! let x = bb.param("x", StructInfo::tensor(vec![PrimExpr::int(4)], DataType::F32));
+//! bb.begin_function("main", vec![x.clone()]).unwrap();
+//! bb.begin_dataflow_block().unwrap();
+//! let lv = bb.emit(Expr::call_op("add", vec![x.clone().into(), x.clone().into()]), "").unwrap();
+//! let gv = bb.emit_output(lv.into(), "").unwrap();
+//! bb.end_block().unwrap();
+//! bb.emit_func_output(gv.into()).unwrap();
+//! let module = bb.finalize().unwrap();
+//! assert_eq!(module.get("main").unwrap().params[0].name, "x");
+//! ```
+
+use std::fmt;
+
+use ir_core::structural::{structural_eq, structural_hash};
+use ir_core::{Family, Node};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::arith::can_prove_equal;
+use super::expr::{Binding, BindingBlock, Expr, Function, GlobalVar, SeqExpr, Var};
+use super::infer::sinfo_of;
+use super::module::RelaxModule;
+use super::prim::PrimExpr;
+use super::sinfo::{FuncStructInfo, StructInfo, is_base_of};
+
+/// A misuse of the builder, or an expression that does not type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuilderError(pub String);
+
+impl fmt::Display for BuilderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BuilderError {}
+
+fn err<T>(message: impl Into<String>) -> Result<T, BuilderError> {
+    Err(BuilderError(message.into()))
+}
+
+/// An open block.
+struct Frame {
+    bindings: Vec<Node<Binding>>,
+    dataflow: bool,
+    /// `normalize_argument`'s memo: argument node -> the variable it was bound to.
+    memo: FxHashMap<usize, (Expr, Node<Var>)>,
+}
+
+/// A function being built with `begin_function` / `emit_func_output`.
+struct FunctionFrame {
+    name: String,
+    params: Vec<Node<Var>>,
+    /// How deep the block stack was when it began.
+    blocks_at: usize,
+    /// Blocks ended inside it, in order.
+    blocks: Vec<Node<BindingBlock>>,
+    output: Option<Expr>,
+}
+
+/// Unique names: a hint is used verbatim while it is free, then gets a
+/// counter (`lv`, `lv1`, `lv2`).
+#[derive(Default)]
+struct NameSupply {
+    used: FxHashSet<String>,
+    next: FxHashMap<String, usize>,
+}
+
+impl NameSupply {
+    fn fresh(&mut self, hint: &str) -> String {
+        if self.used.insert(hint.to_owned()) {
+            return hint.to_owned();
+        }
+        let counter = self.next.entry(hint.to_owned()).or_insert(1);
+        loop {
+            let name = format!("{hint}{counter}");
+            *counter += 1;
+            if self.used.insert(name.clone()) {
+                return name;
+            }
+        }
+    }
+}
+
+/// A function of the module and the names it is bound to.
+type NamedFunction = (Node<Function>, Vec<String>);
+
+/// Builds binding blocks, functions and modules; see the module docs.
+pub struct BlockBuilder {
+    frames: Vec<Frame>,
+    /// Spare block storage, so that a builder reused across blocks allocates
+    /// nothing once warm.
+    spare: Vec<Frame>,
+    scopes: Vec<Vec<Node<Var>>>,
+    functions: Vec<FunctionFrame>,
+    names: NameSupply,
+    global_names: NameSupply,
+    module: RelaxModule,
+    /// Structural hash -> functions with that hash and the names they are
+    /// bound to (a set: two names may hold equal functions).
+    dedup: FxHashMap<u64, Vec<NamedFunction>>,
+    /// Variable -> bound value (TVM's binding table).
+    bound: FxHashMap<usize, (Node<Var>, Expr)>,
+}
+
+impl Default for BlockBuilder {
+    fn default() -> Self {
+        BlockBuilder::new()
+    }
+}
+
+impl BlockBuilder {
+    /// A builder over an empty module.
+    pub fn new() -> Self {
+        BlockBuilder::with_module(RelaxModule::new())
+    }
+
+    /// A builder over `module`, which it changes copy-on-write: the caller's
+    /// module is never modified.
+    pub fn with_module(module: RelaxModule) -> Self {
+        let mut bb = BlockBuilder {
+            frames: Vec::new(),
+            spare: Vec::new(),
+            scopes: Vec::new(),
+            functions: Vec::new(),
+            names: NameSupply::default(),
+            global_names: NameSupply::default(),
+            module: RelaxModule::new(),
+            dedup: FxHashMap::default(),
+            bound: FxHashMap::default(),
+        };
+        for (name, f) in module.functions() {
+            bb.global_names.used.insert(name.to_owned());
+            bb.record(name, f);
+        }
+        bb.module = module;
+        bb
+    }
+
+    // ---- blocks -------------------------------------------------------------
+
+    fn begin(&mut self, dataflow: bool) {
+        let mut frame = self.spare.pop().unwrap_or_else(|| Frame {
+            bindings: Vec::new(),
+            dataflow,
+            memo: FxHashMap::default(),
+        });
+        frame.dataflow = dataflow;
+        self.frames.push(frame);
+    }
+
+    /// Opens a block of ordinary bindings.
+    pub fn begin_binding_block(&mut self) -> Result<(), BuilderError> {
+        self.begin(false);
+        Ok(())
+    }
+
+    /// Opens a dataflow block (`with R.dataflow():`).
+    pub fn begin_dataflow_block(&mut self) -> Result<(), BuilderError> {
+        self.begin(true);
+        Ok(())
+    }
+
+    /// Whether the innermost open block is a dataflow block.
+    pub fn in_dataflow_block(&self) -> bool {
+        self.frames.last().is_some_and(|f| f.dataflow)
+    }
+
+    fn pop_frame(&mut self) -> Result<Frame, BuilderError> {
+        match self.frames.pop() {
+            Some(f) => Ok(f),
+            None => err("end_block without an open block"),
+        }
+    }
+
+    fn recycle(&mut self, mut frame: Frame) {
+        frame.bindings.clear();
+        frame.memo.clear();
+        self.spare.push(frame);
+    }
+
+    /// Closes the innermost block and returns it. Inside a function being
+    /// built, the block also becomes part of that function's body.
+    pub fn end_block(&mut self) -> Result<Node<BindingBlock>, BuilderError> {
+        let mut frame = self.pop_frame()?;
+        let block = Node::new(BindingBlock {
+            bindings: std::mem::take(&mut frame.bindings),
+            dataflow: frame.dataflow,
+        });
+        self.recycle(frame);
+        if let Some(f) = self.functions.last_mut()
+            && self.frames.len() == f.blocks_at
+        {
+            f.blocks.push(block.clone());
+        }
+        Ok(block)
+    }
+
+    /// Closes the innermost block; when it holds exactly the bindings of
+    /// `original`, in order, the answer is `Keep` and nothing is allocated.
+    pub fn end_block_like(
+        &mut self,
+        original: &Node<BindingBlock>,
+    ) -> Result<ir_core::Transformed<Node<BindingBlock>>, BuilderError> {
+        let frame = self
+            .frames
+            .last()
+            .ok_or(BuilderError("end_block without an open block".into()))?;
+        let same = frame.dataflow == original.dataflow
+            && frame.bindings.len() == original.bindings.len()
+            && frame
+                .bindings
+                .iter()
+                .zip(&original.bindings)
+                .all(|(a, b)| a.same_as(b));
+        if same {
+            let frame = self.pop_frame()?;
+            self.recycle(frame);
+            Ok(ir_core::Transformed::Keep)
+        } else {
+            Ok(ir_core::Transformed::Replace(self.end_block()?))
+        }
+    }
+
+    fn frame(&mut self) -> Result<&mut Frame, BuilderError> {
+        match self.frames.last_mut() {
+            Some(f) => Ok(f),
+            None => err("no open block: call begin_binding_block or begin_dataflow_block first"),
+        }
+    }
+
+    // ---- emitting -------------------------------------------------------------
+
+    fn new_var(&mut self, hint: &str, dataflow: bool, sinfo: StructInfo) -> Node<Var> {
+        let hint = match hint {
+            "" if dataflow => "lv",
+            "" => "gv",
+            h => h,
+        };
+        Node::new(Var {
+            name: self.names.fresh(hint),
+            dataflow,
+            sinfo,
+        })
+    }
+
+    /// Binds `value` (normalized first) to a new variable: a dataflow
+    /// variable inside a dataflow block, a variable outside one. An empty
+    /// hint names it `lv` / `gv` (made unique).
+    pub fn emit(&mut self, value: Expr, name_hint: &str) -> Result<Node<Var>, BuilderError> {
+        let dataflow = self.frame()?.dataflow;
+        self.emit_var(value, name_hint, dataflow)
+    }
+
+    fn emit_var(
+        &mut self,
+        value: Expr,
+        hint: &str,
+        dataflow: bool,
+    ) -> Result<Node<Var>, BuilderError> {
+        let value = self.normalize_value(value)?;
+        let sinfo = sinfo_of(&value).map_err(BuilderError)?;
+        let var = self.new_var(hint, dataflow, sinfo);
+        self.push(Node::new(Binding {
+            value,
+            cast: None,
+            var: var.clone(),
+        }))?;
+        Ok(var)
+    }
+
+    /// In a dataflow block, binds `value` to a variable visible after the
+    /// block (`R.output`). An error elsewhere.
+    pub fn emit_output(&mut self, value: Expr, name_hint: &str) -> Result<Node<Var>, BuilderError> {
+        if !self.frame()?.dataflow {
+            return err("emit_output must be called inside a dataflow block");
+        }
+        self.emit_var(value, name_hint, false)
+    }
+
+    /// `var = R.match_cast(value, sinfo)`: the variable gets `sinfo`.
+    pub fn emit_match_cast(
+        &mut self,
+        value: Expr,
+        sinfo: StructInfo,
+        name_hint: &str,
+    ) -> Result<Node<Var>, BuilderError> {
+        let dataflow = self.frame()?.dataflow;
+        let value = self.normalize_argument(value)?;
+        let var = self.new_var(name_hint, dataflow, sinfo.clone());
+        self.push(Node::new(Binding {
+            value,
+            cast: Some(sinfo),
+            var: var.clone(),
+        }))?;
+        Ok(var)
+    }
+
+    /// Appends a binding that is already normalized, as it is.
+    pub fn emit_normalized(&mut self, binding: Node<Binding>) -> Result<(), BuilderError> {
+        self.push(binding)
+    }
+
+    fn push(&mut self, binding: Node<Binding>) -> Result<(), BuilderError> {
+        let frame = self.frame()?;
+        if binding.var.dataflow && !frame.dataflow {
+            return err(format!(
+                "Malformed AST: dataflow variable {} is bound outside a dataflow block",
+                binding.var.name
+            ));
+        }
+        if binding.cast.is_none() {
+            self.bound.insert(
+                binding.var.addr(),
+                (binding.var.clone(), binding.value.clone()),
+            );
+        }
+        self.frame()?.bindings.push(binding);
+        Ok(())
+    }
+
+    /// The value bound to `var` by a binding this builder emitted.
+    pub fn lookup_binding(&self, var: &Node<Var>) -> Option<&Expr> {
+        self.bound
+            .get(&var.addr())
+            .filter(|(v, _)| v.same_as(var))
+            .map(|(_, e)| e)
+    }
+
+    // ---- normalizing ------------------------------------------------------------
+
+    /// `value` in A-normal form with its nested non-leaf parts bound, left to
+    /// right, in the current block; the very same handle when it already is.
+    pub fn normalize(&mut self, value: Expr) -> Result<Expr, BuilderError> {
+        let out = self.normalize_inner(value)?;
+        sinfo_of(&out).map_err(BuilderError)?;
+        Ok(out)
+    }
+
+    /// Normalizes a value that is about to be bound: a `SeqExpr` is flattened
+    /// into the current block and stands for its result.
+    fn normalize_value(&mut self, value: Expr) -> Result<Expr, BuilderError> {
+        if let Expr::SeqExpr(seq) = &value
+            && !self.frames.is_empty()
+        {
+            let seq = seq.clone();
+            for block in &seq.blocks {
+                for b in &block.bindings {
+                    if b.var.dataflow && !self.in_dataflow_block() {
+                        return err(format!(
+                            "Malformed AST: dataflow variable {} would leak out of its block",
+                            b.var.name
+                        ));
+                    }
+                    self.push(b.clone())?;
+                }
+            }
+            return self.normalize_value(seq.body.clone());
+        }
+        self.normalize_inner(value)
+    }
+
+    fn normalize_inner(&mut self, value: Expr) -> Result<Expr, BuilderError> {
+        ir_core::stack::guarded(|| match &value {
+            Expr::Tuple(t) => {
+                let fields = self.normalize_list(&t.fields, true)?;
+                Ok(match fields {
+                    Some(fields) => super::expr::Tuple { fields }.into(),
+                    None => value,
+                })
+            }
+            Expr::TupleGetItem(t) => {
+                let tuple = self.normalize_arg(&t.tuple, true)?;
+                Ok(if tuple.same_as(&t.tuple) {
+                    value
+                } else {
+                    super::expr::TupleGetItem {
+                        tuple,
+                        index: t.index,
+                    }
+                    .into()
+                })
+            }
+            Expr::Call(c) => {
+                let args = self.normalize_list(&c.args, false)?;
+                Ok(match args {
+                    Some(args) => super::expr::Call {
+                        op: c.op.clone(),
+                        args,
+                        attrs: c.attrs.clone(),
+                        sinfo_args: c.sinfo_args.clone(),
+                    }
+                    .into(),
+                    None => value,
+                })
+            }
+            Expr::If(i) => {
+                let cond = self.normalize_arg(&i.cond, false)?;
+                let t = self.normalize_scope(&i.true_branch)?;
+                let f = self.normalize_scope(&i.false_branch)?;
+                Ok(
+                    if cond.same_as(&i.cond)
+                        && t.same_as(&i.true_branch)
+                        && f.same_as(&i.false_branch)
+                    {
+                        value
+                    } else {
+                        super::expr::If {
+                            cond,
+                            true_branch: t,
+                            false_branch: f,
+                        }
+                        .into()
+                    },
+                )
+            }
+            Expr::Function(func) => {
+                self.scopes.push(func.params.clone());
+                let body = self.normalize_scope(&func.body);
+                self.scopes.pop();
+                let body = body?;
+                Ok(if body.same_as(&func.body) {
+                    value
+                } else {
+                    Function {
+                        body,
+                        ..(**func).clone()
+                    }
+                    .into()
+                })
+            }
+            Expr::SeqExpr(seq) => Ok(Expr::SeqExpr(self.normalize_scope(seq)?)),
+            Expr::BindingBlock(_) | Expr::Binding(_) => {
+                err("a block or binding cannot be normalized as a value")
+            }
+            _ => Ok(value),
+        })
+    }
+
+    /// A sequence normalized in a scope of its own: bindings its result
+    /// needs go in a new last block; adjacent blocks of one kind merge and
+    /// empty blocks drop.
+    fn normalize_scope(&mut self, seq: &Node<SeqExpr>) -> Result<Node<SeqExpr>, BuilderError> {
+        self.begin(false);
+        let body = match self.normalize_inner(seq.body.clone()) {
+            Ok(b) => b,
+            Err(e) => {
+                let frame = self.pop_frame()?;
+                self.recycle(frame);
+                return Err(e);
+            }
+        };
+        let mut frame = self.pop_frame()?;
+        let prologue = std::mem::take(&mut frame.bindings);
+        self.recycle(frame);
+        let tidy = seq
+            .blocks
+            .windows(2)
+            .all(|w| w[0].dataflow != w[1].dataflow)
+            && seq.blocks.iter().all(|b| !b.bindings.is_empty());
+        if prologue.is_empty() && body.same_as(&seq.body) && tidy {
+            return Ok(seq.clone());
+        }
+        let mut blocks: Vec<Node<BindingBlock>> = Vec::with_capacity(seq.blocks.len() + 1);
+        let extra = (!prologue.is_empty()).then(|| {
+            Node::new(BindingBlock {
+                bindings: prologue,
+                dataflow: false,
+            })
+        });
+        for block in seq.blocks.iter().chain(extra.as_ref()) {
+            if block.bindings.is_empty() {
+                continue;
+            }
+            match blocks.last_mut() {
+                Some(last) if last.dataflow == block.dataflow => {
+                    let mut merged = last.bindings.clone();
+                    merged.extend(block.bindings.iter().cloned());
+                    *last = Node::new(BindingBlock {
+                        bindings: merged,
+                        dataflow: block.dataflow,
+                    });
+                }
+                _ => blocks.push(block.clone()),
+            }
+        }
+        Ok(Node::new(SeqExpr { blocks, body }))
+    }
+
+    /// Normalizes each element; `None` when none changed.
+    fn normalize_list(
+        &mut self,
+        items: &[Expr],
+        tuple: bool,
+    ) -> Result<Option<Vec<Expr>>, BuilderError> {
+        let mut out: Option<Vec<Expr>> = None;
+        for (i, item) in items.iter().enumerate() {
+            let new = self.normalize_arg(item, tuple)?;
+            if let Some(out) = &mut out {
+                out.push(new);
+            } else if !new.same_as(item) {
+                let mut v = Vec::with_capacity(items.len());
+                v.extend(items[..i].iter().cloned());
+                v.push(new);
+                out = Some(v);
+            }
+        }
+        Ok(out)
+    }
+
+    /// A tuple field (`in_tuple`) may itself be a tuple; other arguments are
+    /// leaves or variables.
+    fn normalize_arg(&mut self, e: &Expr, in_tuple: bool) -> Result<Expr, BuilderError> {
+        if in_tuple && let Expr::Tuple(_) = e {
+            return self.normalize_inner(e.clone());
+        }
+        self.normalize_argument(e.clone())
+    }
+
+    /// An argument position: a leaf or a tuple stays, anything else is bound
+    /// to a new variable, once per node and block (the same node twice gives
+    /// one binding; two equal nodes give two).
+    pub fn normalize_argument(&mut self, e: Expr) -> Result<Expr, BuilderError> {
+        if is_leaf(&e) {
+            return Ok(e);
+        }
+        if let Expr::Tuple(_) = e {
+            return self.normalize_inner(e);
+        }
+        let key = e.addr();
+        if let Some(frame) = self.frames.last()
+            && let Some((node, var)) = frame.memo.get(&key)
+            && node.same_as(&e)
+        {
+            return Ok(var.clone().into());
+        }
+        if self.frames.is_empty() {
+            return err("a nested expression needs a block to be bound in");
+        }
+        let var = self.emit(e.clone(), "")?;
+        self.frame()?.memo.insert(key, (e, var.clone()));
+        Ok(var.into())
+    }
+
+    /// The struct info of `e`.
+    pub fn sinfo_of(&self, e: &Expr) -> Result<StructInfo, BuilderError> {
+        sinfo_of(e).map_err(BuilderError)
+    }
+
+    // ---- scopes and functions ----------------------------------------------------
+
+    /// A parameter variable (defined where a function lists it).
+    pub fn param(&mut self, name: &str, sinfo: StructInfo) -> Node<Var> {
+        Node::new(Var {
+            name: name.to_owned(),
+            dataflow: false,
+            sinfo,
+        })
+    }
+
+    /// Opens a function scope over `params` (TVM's `BeginScope`).
+    pub fn begin_scope(&mut self, params: Vec<Node<Var>>) {
+        self.scopes.push(params);
+    }
+
+    /// Closes the innermost function scope.
+    pub fn end_scope(&mut self) -> Result<(), BuilderError> {
+        match self.scopes.pop() {
+            Some(_) => Ok(()),
+            None => err("end_scope without begin_scope"),
+        }
+    }
+
+    /// Starts building function `name` (Python's `with bb.function(...)`).
+    pub fn begin_function(
+        &mut self,
+        name: &str,
+        params: Vec<Node<Var>>,
+    ) -> Result<(), BuilderError> {
+        self.scopes.push(params.clone());
+        self.functions.push(FunctionFrame {
+            name: name.to_owned(),
+            params,
+            blocks_at: self.frames.len(),
+            blocks: Vec::new(),
+            output: None,
+        });
+        Ok(())
+    }
+
+    /// Sets the result of the function being built; once per function.
+    pub fn emit_func_output(&mut self, output: Expr) -> Result<(), BuilderError> {
+        let Some(f) = self.functions.last_mut() else {
+            return err("emit_func_output must be called in a relax function");
+        };
+        if f.output.is_some() {
+            return err("emit_func_output must be called exactly once in a relax function");
+        }
+        f.output = Some(output);
+        self.end_function().map(|_| ())
+    }
+
+    /// Finishes the function being built and adds it to the module. An
+    /// error (no output, blocks left open) unwinds the builder's stacks, so
+    /// the builder can be used again.
+    pub fn end_function(&mut self) -> Result<Node<GlobalVar>, BuilderError> {
+        let Some(f) = self.functions.pop() else {
+            return err("end_function without begin_function");
+        };
+        self.scopes.pop();
+        let result = self.finish_function(f);
+        if result.is_err() {
+            self.unwind();
+        }
+        result
+    }
+
+    fn finish_function(&mut self, mut f: FunctionFrame) -> Result<Node<GlobalVar>, BuilderError> {
+        let Some(output) = f.output.take() else {
+            self.truncate_frames(f.blocks_at);
+            return err("emit_func_output must be called in a relax function");
+        };
+        if self.frames.len() > f.blocks_at {
+            self.truncate_frames(f.blocks_at);
+            return err("a block is still open at the end of the function");
+        }
+        // The output's own nested parts go in a last block.
+        self.begin(false);
+        let body = self.normalize_value(output);
+        let mut frame = self.pop_frame()?;
+        let body = body?;
+        if !frame.bindings.is_empty() {
+            f.blocks.push(Node::new(BindingBlock {
+                bindings: std::mem::take(&mut frame.bindings),
+                dataflow: false,
+            }));
+        }
+        self.recycle(frame);
+        let ret_sinfo = sinfo_of(&body).map_err(BuilderError)?;
+        let body = Node::new(SeqExpr {
+            blocks: f.blocks,
+            body,
+        });
+        let func = Node::new(Function {
+            params: f.params,
+            body,
+            ret_sinfo,
+            pure: true,
+            private: false,
+            attrs: Vec::new(),
+        });
+        self.add_function(func, &f.name)
+    }
+
+    fn truncate_frames(&mut self, len: usize) {
+        while self.frames.len() > len {
+            if let Some(frame) = self.frames.pop() {
+                self.recycle(frame);
+            }
+        }
+    }
+
+    /// Drops every open block, scope and function: the state after a
+    /// failed build, ready to be used again.
+    pub fn unwind(&mut self) {
+        self.truncate_frames(0);
+        self.scopes.clear();
+        self.functions.clear();
+    }
+
+    // ---- the module ------------------------------------------------------------------
+
+    fn record(&mut self, name: &str, f: &Node<Function>) {
+        let entries = self
+            .dedup
+            .entry(structural_hash(&Expr::Function(f.clone())))
+            .or_default();
+        match entries.iter_mut().find(|(g, _)| structural_eq(&**g, &**f)) {
+            Some((_, names)) => names.push(name.to_owned()),
+            None => entries.push((f.clone(), vec![name.to_owned()])),
+        }
+    }
+
+    fn forget(&mut self, name: &str, f: &Node<Function>) {
+        let hash = structural_hash(&Expr::Function(f.clone()));
+        if let Some(entries) = self.dedup.get_mut(&hash) {
+            for (_, names) in entries.iter_mut() {
+                names.retain(|n| n != name);
+            }
+            entries.retain(|(_, names)| !names.is_empty());
+        }
+    }
+
+    /// The module as built so far (shares its functions with the builder's).
+    pub fn context_module(&self) -> &RelaxModule {
+        &self.module
+    }
+
+    /// Adds `func` under a fresh name from `name_hint`; a function
+    /// structurally equal to one already there is not added again, and the
+    /// existing name comes back.
+    pub fn add_function(
+        &mut self,
+        func: Node<Function>,
+        name_hint: &str,
+    ) -> Result<Node<GlobalVar>, BuilderError> {
+        let hash = structural_hash(&Expr::Function(func.clone()));
+        if let Some(entries) = self.dedup.get(&hash)
+            && let Some((_, names)) = entries.iter().find(|(g, _)| structural_eq(&**g, &*func))
+            && let Some(name) = names.first()
+        {
+            return Ok(self.global_var(name));
+        }
+        let name = self.global_names.fresh(name_hint);
+        self.module
+            .add_function(&name, func.clone())
+            .map_err(|e| BuilderError(e.to_string()))?;
+        self.record(&name, &func);
+        Ok(self.global_var(&name))
+    }
+
+    /// Replaces the function named by `gv`.
+    pub fn update_function(
+        &mut self,
+        gv: &Node<GlobalVar>,
+        func: Node<Function>,
+    ) -> Result<(), BuilderError> {
+        let Some(old) = self.module.get(&gv.name).cloned() else {
+            return err(format!("function {} is not in the module", gv.name));
+        };
+        self.forget(&gv.name, &old);
+        self.module
+            .update_function(&gv.name, func.clone())
+            .map_err(|e| BuilderError(e.to_string()))?;
+        self.record(&gv.name, &func);
+        Ok(())
+    }
+
+    /// A reference to the global function `name`, with its struct info.
+    pub fn global_var(&self, name: &str) -> Node<GlobalVar> {
+        let sinfo = self.module.get(name).map(|f| -> StructInfo {
+            FuncStructInfo {
+                params: Some(f.params.iter().map(|p| p.sinfo.clone()).collect()),
+                ret: f.ret_sinfo.clone(),
+                pure: f.pure,
+            }
+            .into()
+        });
+        Node::new(GlobalVar {
+            name: name.to_owned(),
+            sinfo,
+        })
+    }
+
+    /// The finished module; an error while a block or function is open.
+    pub fn finalize(&mut self) -> Result<RelaxModule, BuilderError> {
+        if !self.frames.is_empty() || !self.functions.is_empty() {
+            self.unwind();
+            return err("finalize with a block or function still open");
+        }
+        Ok(self.module.clone())
+    }
+
+    /// Whether two shapes are equal for every value of their symbolic
+    /// variables, as far as can be proven (never a false yes).
+    pub fn can_prove_shape_equal(&self, a: &[PrimExpr], b: &[PrimExpr]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| can_prove_equal(x, y))
+    }
+
+    /// Whether `base` describes every value `derived` does (TVM's `IsBaseOf`).
+    pub fn is_base_of(&self, base: &StructInfo, derived: &StructInfo) -> bool {
+        is_base_of(base, derived)
+    }
+}
+
+/// Leaves stay in argument positions: constants, variables, shapes, scalars,
+/// strings, globals, operators and external functions.
+pub fn is_leaf(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Constant(_)
+            | Expr::Var(_)
+            | Expr::ShapeExpr(_)
+            | Expr::PrimValue(_)
+            | Expr::StringImm(_)
+            | Expr::GlobalVar(_)
+            | Expr::Op(_)
+            | Expr::ExternFunc(_)
+    )
+}

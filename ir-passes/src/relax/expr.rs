@@ -1,0 +1,294 @@
+//! Relax expressions, bindings and blocks, one family.
+//!
+//! Bindings and binding blocks are kinds of the `Expr` family rather than
+//! families of their own: they and expressions contain each other (a
+//! `SeqExpr` holds blocks, a binding holds an expression), and families that
+//! use each other would make each pass trait a supertrait of itself, which
+//! Rust forbids. They keep their types in fields (`SeqExpr::blocks` holds
+//! `Node<BindingBlock>`), have their own hooks (`visit_binding_block`,
+//! `visit_binding`), and the builder and `well_formed` never let one stand
+//! where a value goes.
+//!
+//! A `DataflowVar` is a [`Var`] with `dataflow` set, and a `DataflowBlock` a
+//! [`BindingBlock`] with `dataflow` set; a `MatchCast` is a [`Binding`] with a
+//! `cast`. Their hooks are the var's, block's and binding's: TVM made the
+//! dataflow var's hooks default to the var's (#15688) after passes that
+//! overrode only one missed the other; here there is only one to override.
+
+use std::hash::{Hash, Hasher};
+
+use ir_core::{Mutable, Node, StructuralEq, Visitable};
+
+use super::dtype::DataType;
+use super::mutator::{self, MutatorState};
+use super::prim::{PrimExpr, PrimExprMutator, PrimExprVisitor};
+use super::sinfo::{StructInfo, StructInfoMutator, StructInfoVisitor};
+
+/// A constant tensor: `R.const(1.0, "float32")`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Constant {
+    /// The value.
+    #[ir(skip)]
+    pub data: ConstData,
+}
+
+/// The data of a constant: dtype, static shape and row-major elements.
+#[derive(Debug, Clone)]
+pub struct ConstData {
+    /// Element type.
+    pub dtype: DataType,
+    /// Static shape (empty for a scalar).
+    pub shape: Vec<i64>,
+    /// Row-major elements (integers are exact up to 2^53).
+    pub values: Vec<f64>,
+}
+
+impl PartialEq for ConstData {
+    fn eq(&self, other: &Self) -> bool {
+        self.dtype == other.dtype
+            && self.shape == other.shape
+            && self.values.len() == other.values.len()
+            && self
+                .values
+                .iter()
+                .zip(&other.values)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
+}
+
+impl Eq for ConstData {}
+
+impl Hash for ConstData {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.dtype.hash(state);
+        self.shape.hash(state);
+        for v in &self.values {
+            v.to_bits().hash(state);
+        }
+    }
+}
+
+/// A variable (or, with `dataflow`, a dataflow variable, local to its
+/// dataflow block). Identity is the node; the name is a hint.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Var {
+    /// Name hint.
+    #[ir(skip, eq = false)]
+    pub name: String,
+    /// A `DataflowVar`.
+    #[ir(skip, eq = true)]
+    pub dataflow: bool,
+    /// What is known about its value.
+    pub sinfo: StructInfo,
+}
+
+/// `R.shape([n, 4])`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct ShapeExpr {
+    /// The values.
+    pub values: Vec<PrimExpr>,
+}
+
+/// `R.prim_value(n)`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct PrimValue {
+    /// The value.
+    pub value: PrimExpr,
+}
+
+/// `R.str("text")`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct StringImm {
+    /// The text.
+    #[ir(skip)]
+    pub value: String,
+}
+
+/// `(a, b)`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Tuple {
+    /// The fields.
+    pub fields: Vec<Expr>,
+}
+
+/// `t[i]`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct TupleGetItem {
+    /// The tuple.
+    pub tuple: Expr,
+    /// The field index.
+    #[ir(skip)]
+    pub index: usize,
+}
+
+/// An attribute value of a call or function.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum AttrValue {
+    /// An integer.
+    Int(i64),
+    /// A list of integers.
+    Ints(Vec<i64>),
+    /// A flag.
+    Bool(bool),
+    /// Text.
+    Str(String),
+    /// `None`.
+    Null,
+}
+
+/// Named attributes, in order.
+pub type Attrs = Vec<(String, AttrValue)>;
+
+/// `op(args)`: `R.add(x, y)`, `cls.f(x)`, `f(x)`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Call {
+    /// The callee: an [`Op`], a [`GlobalVar`], a [`Var`] or an [`ExternFunc`].
+    pub op: Expr,
+    /// The arguments.
+    pub args: Vec<Expr>,
+    /// Operator attributes (`axis`, `keepdims`).
+    #[ir(skip)]
+    pub attrs: Attrs,
+    /// Struct info arguments (the result type of an opaque call).
+    pub sinfo_args: Vec<StructInfo>,
+}
+
+/// `if cond: ... else: ...`; each branch is a scope.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct If {
+    /// The condition.
+    pub cond: Expr,
+    /// The true branch.
+    pub true_branch: Node<SeqExpr>,
+    /// The false branch.
+    pub false_branch: Node<SeqExpr>,
+}
+
+/// A function: parameters (definitions), a body, its result's struct info.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Function {
+    /// Parameters.
+    pub params: Vec<Node<Var>>,
+    /// The body.
+    pub body: Node<SeqExpr>,
+    /// The declared (or inferred) result.
+    pub ret_sinfo: StructInfo,
+    /// Whether it is pure.
+    #[ir(skip)]
+    pub pure: bool,
+    /// `@R.function(private=True)`: no external name.
+    #[ir(skip)]
+    pub private: bool,
+    /// Function attributes (`R.func_attr`).
+    #[ir(skip)]
+    pub attrs: Attrs,
+}
+
+/// Binding blocks, then a result.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct SeqExpr {
+    /// The blocks, in order.
+    pub blocks: Vec<Node<BindingBlock>>,
+    /// The result.
+    pub body: Expr,
+}
+
+/// A global function's name: `cls.f`, `@f`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct GlobalVar {
+    /// The name.
+    #[ir(skip)]
+    pub name: String,
+    /// The function's struct info, when known.
+    #[ir(skip, eq = false)]
+    pub sinfo: Option<StructInfo>,
+}
+
+/// A registered operator: `R.add`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Op {
+    /// Its name without the `R.` prefix: `add`, `nn.relu`.
+    #[ir(skip)]
+    pub name: String,
+}
+
+/// An external (packed) function, by name.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct ExternFunc {
+    /// The symbol.
+    #[ir(skip)]
+    pub name: String,
+}
+
+/// A block of bindings; with `dataflow`, a `with R.dataflow():` block.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct BindingBlock {
+    /// The bindings, in order.
+    pub bindings: Vec<Node<Binding>>,
+    /// A dataflow block.
+    #[ir(skip)]
+    pub dataflow: bool,
+}
+
+/// `var = value`, or with `cast`, `var = R.match_cast(value, cast)`. The
+/// value is visited before the variable it defines (and the cast between).
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Binding {
+    /// The bound value.
+    pub value: Expr,
+    /// A `MatchCast`'s struct info.
+    pub cast: Option<StructInfo>,
+    /// The defined variable.
+    pub var: Node<Var>,
+}
+
+/// The family of Relax expressions (and of its bindings and blocks).
+///
+/// Its mutators normalize, as TVM's `ExprMutator` does: they hold a
+/// [`MutatorState`] (a block builder and a variable remap), and the default
+/// hooks of sequences, functions, `if`, bindings, blocks and variables use it.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+#[ir(
+    uses(StructInfo, PrimExpr),
+    mutator(state = MutatorState, entry = mutator::entry)
+)]
+pub enum Expr {
+    /// A constant.
+    Constant(Node<Constant>),
+    /// A variable use; bindings and parameters are its definition sites.
+    #[ir(def, mutate = mutator::var_use, mutate_def = mutator::var_def)]
+    Var(Node<Var>),
+    /// A shape value.
+    ShapeExpr(Node<ShapeExpr>),
+    /// A scalar value.
+    PrimValue(Node<PrimValue>),
+    /// A string.
+    StringImm(Node<StringImm>),
+    /// A tuple.
+    Tuple(Node<Tuple>),
+    /// A projection.
+    TupleGetItem(Node<TupleGetItem>),
+    /// A call.
+    Call(Node<Call>),
+    /// A conditional.
+    #[ir(mutate = mutator::if_)]
+    If(Node<If>),
+    /// A function.
+    #[ir(mutate = mutator::function)]
+    Function(Node<Function>),
+    /// Blocks and a result.
+    #[ir(mutate = mutator::seq_expr)]
+    SeqExpr(Node<SeqExpr>),
+    /// A global function's name.
+    GlobalVar(Node<GlobalVar>),
+    /// An operator.
+    Op(Node<Op>),
+    /// An external function.
+    ExternFunc(Node<ExternFunc>),
+    /// A block of bindings (only inside a `SeqExpr`).
+    #[ir(mutate = mutator::binding_block)]
+    BindingBlock(Node<BindingBlock>),
+    /// A binding (only inside a block).
+    #[ir(mutate = mutator::binding)]
+    Binding(Node<Binding>),
+}

@@ -1,0 +1,140 @@
+//! A Relax-style dialect (TVM's current IR): expressions with struct info
+//! and symbolic shapes, binding blocks and dataflow blocks, a block builder
+//! that normalizes to A-normal form, and a normalizing mutator whose default
+//! hooks emit into it — all from the derives.
+//!
+//! ```
+//! use ir_passes::relax::{BlockBuilder, DataType, Expr, PrimExpr, StructInfo, sinfo_of};
+//!
+//! let n = PrimExpr::var("n");
+//! let mut bb = BlockBuilder::new();
+//! let x = bb.param("x", StructInfo::tensor(vec![n.clone().into(), 1.into()], DataType::F32));
+//! let y = bb.param("y", StructInfo::tensor(vec![1.into(), 4.into()], DataType::F32));
+//! bb.begin_binding_block().unwrap();
+//! // Broadcasting (n, 1) with (1, 4) gives (n, 4).
+//! let z = bb.emit(Expr::call_op("add", vec![x.into(), y.into()]), "z").unwrap();
+//! assert_eq!(z.sinfo.tensor_parts().unwrap().shape.as_ref().unwrap()[1].to_string(), "4");
+//! ```
+
+mod arith;
+mod builder;
+mod dtype;
+mod expr;
+mod infer;
+mod module;
+pub mod mutator;
+mod ops;
+mod prim;
+mod sinfo;
+
+pub use arith::{can_prove_equal, const_value, simplify};
+pub use builder::{BlockBuilder, BuilderError, is_leaf};
+pub use dtype::DataType;
+pub use expr::{
+    AttrValue, Attrs, Binding, BindingBlock, Call, ConstData, Constant, Expr, ExprMutator,
+    ExprVisitor, ExternFunc, Function, GlobalVar, If, Op, PrimValue, SeqExpr, ShapeExpr, StringImm,
+    Tuple, TupleGetItem, Var,
+};
+pub use infer::sinfo_of;
+pub use module::RelaxModule;
+pub use mutator::{MutatorState, run_mutator};
+pub use ops::{OpDef, infer_call, lookup as lookup_op, op_names};
+pub use prim::{
+    Add, BinOp, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimBinary, PrimExpr, PrimExprMutator,
+    PrimExprRewriter, PrimExprVisitor, PrimVar, Sub,
+};
+pub use sinfo::{
+    FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo,
+    StructInfoMutator, StructInfoRewriter, StructInfoVisitor, TensorStructInfo, TupleStructInfo,
+    is_base_of, lca,
+};
+
+use ir_core::Node;
+
+/// Constructors for passes and tests.
+impl Expr {
+    /// `R.<name>(args)`.
+    pub fn call_op(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::call_op_with(name, args, Vec::new())
+    }
+
+    /// `R.<name>(args, attrs)`.
+    pub fn call_op_with(name: &str, args: Vec<Expr>, attrs: Attrs) -> Expr {
+        Call {
+            op: Op {
+                name: name.to_owned(),
+            }
+            .into(),
+            args,
+            attrs,
+            sinfo_args: Vec::new(),
+        }
+        .into()
+    }
+
+    /// A scalar constant: `R.const(value, dtype)`.
+    pub fn scalar(value: f64, dtype: DataType) -> Expr {
+        Constant {
+            data: ConstData {
+                dtype,
+                shape: Vec::new(),
+                values: vec![value],
+            },
+        }
+        .into()
+    }
+
+    /// `(fields)`.
+    pub fn tuple(fields: Vec<Expr>) -> Expr {
+        Tuple { fields }.into()
+    }
+
+    /// `t[index]`.
+    pub fn get_item(tuple: Expr, index: usize) -> Expr {
+        TupleGetItem { tuple, index }.into()
+    }
+
+    /// `R.shape(values)`.
+    pub fn shape(values: Vec<PrimExpr>) -> Expr {
+        ShapeExpr { values }.into()
+    }
+
+    /// A sequence with no bindings.
+    pub fn seq(blocks: Vec<Node<BindingBlock>>, body: Expr) -> Node<SeqExpr> {
+        Node::new(SeqExpr { blocks, body })
+    }
+
+    /// `if cond: then else: otherwise`, wrapping plain branches in sequences.
+    pub fn if_(cond: Expr, then: Expr, otherwise: Expr) -> Expr {
+        let wrap = |e: Expr| match e {
+            Expr::SeqExpr(s) => s,
+            e => Expr::seq(Vec::new(), e),
+        };
+        If {
+            cond,
+            true_branch: wrap(then),
+            false_branch: wrap(otherwise),
+        }
+        .into()
+    }
+}
+
+impl Var {
+    /// A new variable.
+    pub fn new(name: &str, sinfo: StructInfo) -> Node<Var> {
+        Node::new(Var {
+            name: name.to_owned(),
+            dataflow: false,
+            sinfo,
+        })
+    }
+
+    /// A new dataflow variable.
+    pub fn dataflow(name: &str, sinfo: StructInfo) -> Node<Var> {
+        Node::new(Var {
+            name: name.to_owned(),
+            dataflow: true,
+            sinfo,
+        })
+    }
+}

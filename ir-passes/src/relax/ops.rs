@@ -1,0 +1,390 @@
+//! The operator registry: each operator's struct-info inference (static and
+//! symbolic shapes, numpy broadcasting). TVMScript spells them `R.<name>`.
+
+use super::arith::{can_prove_equal, const_value, simplify};
+use super::dtype::DataType;
+use super::expr::{AttrValue, Attrs};
+use super::prim::{BinOp, PrimExpr};
+use super::sinfo::{ShapeStructInfo, StructInfo, TensorStructInfo};
+
+/// How an operator derives its result from its arguments' struct info.
+type Infer = fn(&[StructInfo], &Attrs) -> Result<StructInfo, String>;
+
+/// A registered operator.
+pub struct OpDef {
+    /// The name, without `R.`: `add`, `nn.relu`.
+    pub name: &'static str,
+    /// How many arguments it takes.
+    pub arity: usize,
+    /// Its inference.
+    pub infer: Infer,
+    /// Whether it has side effects (none of these do).
+    pub pure: bool,
+}
+
+const fn op(name: &'static str, arity: usize, infer: Infer) -> OpDef {
+    OpDef {
+        name,
+        arity,
+        infer,
+        pure: true,
+    }
+}
+
+static OPS: &[OpDef] = &[
+    op("add", 2, broadcast),
+    op("subtract", 2, broadcast),
+    op("multiply", 2, broadcast),
+    op("divide", 2, broadcast),
+    op("maximum", 2, broadcast),
+    op("minimum", 2, broadcast),
+    op("negative", 1, unary),
+    op("exp", 1, unary),
+    op("nn.relu", 1, unary),
+    op("matmul", 2, matmul),
+    op("reshape", 2, reshape),
+    op("permute_dims", 1, permute_dims),
+    op("concat", 1, concat),
+    op("sum", 1, sum),
+    op("shape_of", 1, shape_of),
+];
+
+/// The operator named `name` (without `R.`).
+pub fn lookup(name: &str) -> Option<&'static OpDef> {
+    OPS.iter().find(|o| o.name == name)
+}
+
+/// Every registered name.
+pub fn op_names() -> impl Iterator<Item = &'static str> {
+    OPS.iter().map(|o| o.name)
+}
+
+/// The struct info of `name(args)` with `attrs`.
+pub fn infer_call(name: &str, args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let def = lookup(name).ok_or_else(|| format!("unknown operator R.{name}"))?;
+    if args.len() != def.arity {
+        return Err(format!(
+            "R.{name} takes {} argument{}, got {}",
+            def.arity,
+            if def.arity == 1 { "" } else { "s" },
+            args.len()
+        ));
+    }
+    (def.infer)(args, attrs)
+}
+
+fn tensor<'a>(s: &'a StructInfo, what: &str) -> Result<&'a TensorStructInfo, String> {
+    s.as_tensor_struct_info()
+        .map(|n| &**n)
+        .ok_or_else(|| format!("{what} must be a tensor"))
+}
+
+fn attr<'a>(attrs: &'a Attrs, key: &str) -> Option<&'a AttrValue> {
+    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
+/// An axis list attribute: `axis=1`, `axis=[0, 2]`, `axis=None`.
+fn axes_attr(attrs: &Attrs, key: &str) -> Option<Vec<i64>> {
+    match attr(attrs, key)? {
+        AttrValue::Int(i) => Some(vec![*i]),
+        AttrValue::Ints(v) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+fn normalize_axis(axis: i64, ndim: i64) -> Result<usize, String> {
+    let a = if axis < 0 { axis + ndim } else { axis };
+    if a < 0 || a >= ndim {
+        Err(format!("axis {axis} is out of range for rank {ndim}"))
+    } else {
+        Ok(a as usize)
+    }
+}
+
+fn join_dtype(a: DataType, b: DataType) -> Result<DataType, String> {
+    match (a, b) {
+        (DataType::Void, _) | (_, DataType::Void) => Ok(DataType::Void),
+        (a, b) if a == b => Ok(a),
+        (a, b) => Err(format!("data types {a} and {b} do not match")),
+    }
+}
+
+/// One broadcast dimension, or `None` when it cannot be decided statically.
+fn broadcast_dim(a: &PrimExpr, b: &PrimExpr) -> Result<Option<PrimExpr>, String> {
+    match (const_value(a), const_value(b)) {
+        (Some(1), _) => Ok(Some(b.clone())),
+        (_, Some(1)) => Ok(Some(a.clone())),
+        (Some(x), Some(y)) if x != y => Err(format!("shapes do not broadcast: {x} and {y}")),
+        _ if can_prove_equal(a, b) => Ok(Some(a.clone())),
+        _ => Ok(None),
+    }
+}
+
+fn broadcast(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    let (a, b) = (
+        tensor(&args[0], "the first operand")?,
+        tensor(&args[1], "the second operand")?,
+    );
+    let dtype = join_dtype(a.dtype, b.dtype)?;
+    let ndim = if a.ndim < 0 || b.ndim < 0 {
+        -1
+    } else {
+        a.ndim.max(b.ndim)
+    };
+    let (Some(sa), Some(sb)) = (&a.shape, &b.shape) else {
+        return Ok(StructInfo::tensor_ndim(ndim, dtype));
+    };
+    let n = sa.len().max(sb.len());
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let da = (i + sa.len()).checked_sub(n).map(|j| &sa[j]);
+        let db = (i + sb.len()).checked_sub(n).map(|j| &sb[j]);
+        out.push(match (da, db) {
+            (Some(x), Some(y)) => match broadcast_dim(x, y)? {
+                Some(d) => d,
+                None => return Ok(StructInfo::tensor_ndim(ndim, dtype)),
+            },
+            (Some(x), None) | (None, Some(x)) => x.clone(),
+            (None, None) => unreachable!("i < n"),
+        });
+    }
+    Ok(StructInfo::tensor(out, dtype))
+}
+
+fn unary(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    tensor(&args[0], "the operand")?;
+    Ok(args[0].clone())
+}
+
+fn matmul(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    let (a, b) = (
+        tensor(&args[0], "the first operand")?,
+        tensor(&args[1], "the second operand")?,
+    );
+    let dtype = join_dtype(a.dtype, b.dtype)?;
+    if a.ndim == 0 || b.ndim == 0 {
+        return Err("matmul operands must have rank 1 or more".into());
+    }
+    let (Some(sa), Some(sb)) = (&a.shape, &b.shape) else {
+        let ndim = if a.ndim < 0 || b.ndim < 0 {
+            -1
+        } else {
+            let batch = (a.ndim - 2).max(b.ndim - 2).max(0);
+            batch + i64::from(a.ndim > 1) + i64::from(b.ndim > 1)
+        };
+        return Ok(StructInfo::tensor_ndim(ndim, dtype));
+    };
+    // 1-D operands are a row (left) or a column (right) that disappears.
+    let (ka, kb) = (
+        &sa[sa.len() - 1],
+        &sb[if sb.len() == 1 { 0 } else { sb.len() - 2 }],
+    );
+    if let (Some(x), Some(y)) = (const_value(ka), const_value(kb))
+        && x != y
+    {
+        return Err(format!("matmul reduction lengths differ: {x} and {y}"));
+    }
+    let batch_a = &sa[..sa.len().saturating_sub(2)];
+    let batch_b = &sb[..sb.len().saturating_sub(2)];
+    let n = batch_a.len().max(batch_b.len());
+    let mut out = Vec::new();
+    for i in 0..n {
+        let da = (i + batch_a.len()).checked_sub(n).map(|j| &batch_a[j]);
+        let db = (i + batch_b.len()).checked_sub(n).map(|j| &batch_b[j]);
+        out.push(match (da, db) {
+            (Some(x), Some(y)) => match broadcast_dim(x, y)? {
+                Some(d) => d,
+                None => return Ok(StructInfo::tensor_ndim(n as i64 + 2, dtype)),
+            },
+            (Some(x), None) | (None, Some(x)) => x.clone(),
+            (None, None) => unreachable!("i < n"),
+        });
+    }
+    if sa.len() > 1 {
+        out.push(sa[sa.len() - 2].clone());
+    }
+    if sb.len() > 1 {
+        out.push(sb[sb.len() - 1].clone());
+    }
+    Ok(StructInfo::tensor(out, dtype))
+}
+
+fn product(dims: &[PrimExpr]) -> PrimExpr {
+    let mut it = dims.iter().cloned();
+    match it.next() {
+        None => PrimExpr::int(1),
+        Some(first) => simplify(&it.fold(first, |acc, d| PrimExpr::binary(BinOp::Mul, acc, d))),
+    }
+}
+
+fn reshape(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(&args[0], "the data")?;
+    let target = args[1]
+        .as_shape_struct_info()
+        .ok_or("the new shape must be a shape")?;
+    let Some(values) = &target.values else {
+        return Ok(StructInfo::tensor_ndim(target.ndim, x.dtype));
+    };
+    let holes: Vec<usize> = (0..values.len())
+        .filter(|&i| const_value(&values[i]) == Some(-1))
+        .collect();
+    if holes.len() > 1 {
+        return Err("reshape takes at most one -1".into());
+    }
+    let mut out = values.clone();
+    match (&x.shape, holes.first()) {
+        (Some(shape), Some(&hole)) => {
+            let known: Vec<PrimExpr> = (0..values.len())
+                .filter(|&i| i != hole)
+                .map(|i| values[i].clone())
+                .collect();
+            let (total, rest) = (product(shape), product(&known));
+            out[hole] = simplify(&PrimExpr::binary(BinOp::FloorDiv, total, rest));
+        }
+        (Some(shape), None) => {
+            let (a, b) = (product(shape), product(values));
+            if let (Some(x), Some(y)) = (const_value(&a), const_value(&b))
+                && x != y
+            {
+                return Err(format!("reshape changes the element count from {x} to {y}"));
+            }
+        }
+        (None, Some(_)) => return Ok(StructInfo::tensor_ndim(values.len() as i64, x.dtype)),
+        (None, None) => {}
+    }
+    Ok(StructInfo::tensor(out, x.dtype))
+}
+
+fn permute_dims(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(&args[0], "the data")?;
+    if x.ndim < 0 {
+        return Ok(args[0].clone());
+    }
+    let axes: Vec<usize> = match axes_attr(attrs, "axes") {
+        Some(axes) => {
+            if axes.len() as i64 != x.ndim {
+                return Err(format!(
+                    "permute_dims needs {} axes, got {}",
+                    x.ndim,
+                    axes.len()
+                ));
+            }
+            let axes = axes
+                .iter()
+                .map(|&a| normalize_axis(a, x.ndim))
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut seen = vec![false; axes.len()];
+            for &a in &axes {
+                if std::mem::replace(&mut seen[a], true) {
+                    return Err(format!("axis {a} repeats in permute_dims"));
+                }
+            }
+            axes
+        }
+        None => (0..x.ndim as usize).rev().collect(),
+    };
+    Ok(match &x.shape {
+        Some(shape) => {
+            StructInfo::tensor(axes.iter().map(|&a| shape[a].clone()).collect(), x.dtype)
+        }
+        None => args[0].clone(),
+    })
+}
+
+fn concat(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let fields = &args[0]
+        .as_tuple_struct_info()
+        .ok_or("concat takes a tuple of tensors")?
+        .fields;
+    if fields.is_empty() {
+        return Err("concat needs at least one tensor".into());
+    }
+    let tensors = fields
+        .iter()
+        .map(|f| tensor(f, "each concat operand"))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut dtype = tensors[0].dtype;
+    for t in &tensors[1..] {
+        dtype = join_dtype(dtype, t.dtype)?;
+    }
+    let ndim = tensors
+        .iter()
+        .map(|t| t.ndim)
+        .find(|&n| n >= 0)
+        .unwrap_or(-1);
+    if tensors.iter().any(|t| t.ndim >= 0 && t.ndim != ndim) {
+        return Err("concat operands differ in rank".into());
+    }
+    if ndim < 0 {
+        return Ok(StructInfo::tensor_ndim(-1, dtype));
+    }
+    let axis = normalize_axis(
+        axes_attr(attrs, "axis")
+            .and_then(|a| a.first().copied())
+            .unwrap_or(0),
+        ndim,
+    )?;
+    let shapes: Option<Vec<&Vec<PrimExpr>>> = tensors.iter().map(|t| t.shape.as_ref()).collect();
+    let Some(shapes) = shapes else {
+        return Ok(StructInfo::tensor_ndim(ndim, dtype));
+    };
+    let mut out = shapes[0].clone();
+    for s in &shapes[1..] {
+        for (i, d) in s.iter().enumerate() {
+            if i == axis {
+                out[i] = PrimExpr::binary(BinOp::Add, out[i].clone(), d.clone());
+            } else if let (Some(x), Some(y)) = (const_value(&out[i]), const_value(d))
+                && x != y
+            {
+                return Err(format!(
+                    "concat operands differ in dimension {i}: {x} and {y}"
+                ));
+            }
+        }
+    }
+    out[axis] = simplify(&out[axis]);
+    Ok(StructInfo::tensor(out, dtype))
+}
+
+fn sum(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(&args[0], "the data")?;
+    let keepdims = matches!(attr(attrs, "keepdims"), Some(AttrValue::Bool(true)));
+    let axes = axes_attr(attrs, "axis");
+    if x.ndim < 0 {
+        return Ok(StructInfo::tensor_ndim(-1, x.dtype));
+    }
+    let reduced: Vec<usize> = match axes {
+        Some(axes) => axes
+            .iter()
+            .map(|&a| normalize_axis(a, x.ndim))
+            .collect::<Result<_, _>>()?,
+        None => (0..x.ndim as usize).collect(),
+    };
+    let Some(shape) = &x.shape else {
+        let ndim = if keepdims {
+            x.ndim
+        } else {
+            x.ndim - reduced.len() as i64
+        };
+        return Ok(StructInfo::tensor_ndim(ndim, x.dtype));
+    };
+    let out = shape
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| match (reduced.contains(&i), keepdims) {
+            (false, _) => Some(d.clone()),
+            (true, true) => Some(PrimExpr::int(1)),
+            (true, false) => None,
+        })
+        .collect();
+    Ok(StructInfo::tensor(out, x.dtype))
+}
+
+fn shape_of(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(&args[0], "the data")?;
+    Ok(ShapeStructInfo {
+        values: x.shape.clone(),
+        ndim: x.ndim,
+    }
+    .into())
+}
