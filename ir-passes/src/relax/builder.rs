@@ -99,6 +99,7 @@ pub struct BlockBuilder {
     /// nothing once warm.
     spare: Vec<Frame>,
     scopes: Vec<Vec<Node<Var>>>,
+    spare_scopes: Vec<Vec<Node<Var>>>,
     functions: Vec<FunctionFrame>,
     names: NameSupply,
     global_names: NameSupply,
@@ -129,6 +130,7 @@ impl BlockBuilder {
             frames: Vec::new(),
             spare: Vec::new(),
             scopes: Vec::new(),
+            spare_scopes: Vec::new(),
             functions: Vec::new(),
             names: NameSupply::default(),
             global_names: NameSupply::default(),
@@ -147,13 +149,33 @@ impl BlockBuilder {
     // ---- blocks -------------------------------------------------------------
 
     fn begin(&mut self, dataflow: bool) {
-        let mut frame = self.spare.pop().unwrap_or_else(|| Frame {
-            bindings: Vec::new(),
-            dataflow,
-            memo: FxHashMap::default(),
-        });
+        self.begin_sized(dataflow, 0);
+    }
+
+    /// Opens a block, reusing the spare storage that best fits `size`
+    /// bindings, so that a warm builder does not grow a block again.
+    fn begin_sized(&mut self, dataflow: bool, size: usize) {
+        let fits = |f: &Frame| f.bindings.capacity() >= size;
+        let best = (0..self.spare.len())
+            .filter(|&i| fits(&self.spare[i]))
+            .min_by_key(|&i| self.spare[i].bindings.capacity())
+            .or_else(|| (0..self.spare.len()).max_by_key(|&i| self.spare[i].bindings.capacity()));
+        let mut frame = match best {
+            Some(i) => self.spare.swap_remove(i),
+            None => Frame {
+                bindings: Vec::new(),
+                dataflow,
+                memo: FxHashMap::default(),
+            },
+        };
         frame.dataflow = dataflow;
         self.frames.push(frame);
+    }
+
+    /// Opens a block of the kind of `original`, sized for its bindings
+    /// (what a mutator re-emitting `original` calls).
+    pub fn begin_block_like(&mut self, original: &BindingBlock) {
+        self.begin_sized(original.dataflow, original.bindings.len());
     }
 
     /// Opens a block of ordinary bindings.
@@ -203,6 +225,17 @@ impl BlockBuilder {
         Ok(block)
     }
 
+    /// Closes the innermost block and returns it, or `None` (allocating
+    /// nothing) when it is empty.
+    pub fn end_block_if_any(&mut self) -> Result<Option<Node<BindingBlock>>, BuilderError> {
+        if self.frames.last().is_some_and(|f| f.bindings.is_empty()) {
+            let frame = self.pop_frame()?;
+            self.recycle(frame);
+            return Ok(None);
+        }
+        self.end_block().map(Some)
+    }
+
     /// Closes the innermost block; when it holds exactly the bindings of
     /// `original`, in order, the answer is `Keep` and nothing is allocated.
     pub fn end_block_like(
@@ -212,7 +245,7 @@ impl BlockBuilder {
         let frame = self
             .frames
             .last()
-            .ok_or(BuilderError("end_block without an open block".into()))?;
+            .ok_or_else(|| BuilderError("end_block without an open block".into()))?;
         let same = frame.dataflow == original.dataflow
             && frame.bindings.len() == original.bindings.len()
             && frame
@@ -566,14 +599,20 @@ impl BlockBuilder {
     }
 
     /// Opens a function scope over `params` (TVM's `BeginScope`).
-    pub fn begin_scope(&mut self, params: Vec<Node<Var>>) {
-        self.scopes.push(params);
+    pub fn begin_scope(&mut self, params: &[Node<Var>]) {
+        let mut scope = self.spare_scopes.pop().unwrap_or_default();
+        scope.extend_from_slice(params);
+        self.scopes.push(scope);
     }
 
     /// Closes the innermost function scope.
     pub fn end_scope(&mut self) -> Result<(), BuilderError> {
         match self.scopes.pop() {
-            Some(_) => Ok(()),
+            Some(mut scope) => {
+                scope.clear();
+                self.spare_scopes.push(scope);
+                Ok(())
+            }
             None => err("end_scope without begin_scope"),
         }
     }

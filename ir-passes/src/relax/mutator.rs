@@ -139,7 +139,10 @@ pub fn binding<M: ExprMutator + ?Sized>(m: &mut M, b: &Node<Binding>) -> Transfo
             var.sinfo.clone()
         }
     };
-    let final_var = if ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
+    // A dataflow variable's definition stays a dataflow variable even if
+    // the pass's hook made a plain one (TVM #15688).
+    let keeps_kind = var.dataflow || !b.var.dataflow;
+    let final_var = if keeps_kind && ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
         var.clone()
     } else {
         Node::new(Var {
@@ -173,11 +176,7 @@ pub fn binding_block<M: ExprMutator + ?Sized>(
     m: &mut M,
     block: &Node<BindingBlock>,
 ) -> Transformed<Expr> {
-    if block.dataflow {
-        let _ = m.mutator_state().builder.begin_dataflow_block();
-    } else {
-        let _ = m.mutator_state().builder.begin_binding_block();
-    }
+    m.mutator_state().builder.begin_block_like(block);
     for b in &block.bindings {
         if let Transformed::Replace(Expr::Binding(new)) = m.mutate_binding(b) {
             let state = m.mutator_state();
@@ -231,20 +230,18 @@ pub fn seq_expr<M: ExprMutator + ?Sized>(m: &mut M, seq: &Node<SeqExpr>) -> Tran
     let _ = m.mutator_state().builder.begin_binding_block();
     let body = m.mutate_expr(&seq.body);
     let state = m.mutator_state();
-    let prologue = match state.builder.end_block() {
+    let prologue = match state.builder.end_block_if_any() {
         Ok(b) => b,
         Err(e) => {
             state.fail(e);
             return Transformed::Keep;
         }
     };
-    if blocks.is_none() && body.is_keep() && prologue.bindings.is_empty() {
+    if blocks.is_none() && body.is_keep() && prologue.is_none() {
         return Transformed::Keep;
     }
     let mut blocks = blocks.unwrap_or_else(|| seq.blocks.to_vec());
-    if !prologue.bindings.is_empty() {
-        blocks.push(prologue);
-    }
+    blocks.extend(prologue);
     Transformed::Replace(
         SeqExpr {
             blocks,
@@ -261,11 +258,11 @@ pub fn visit_with_new_scope<M: ExprMutator + ?Sized>(
     seq: &Node<SeqExpr>,
     params: &[Node<Var>],
 ) -> Transformed<Node<SeqExpr>> {
-    m.mutator_state().builder.begin_scope(params.to_vec());
+    m.mutator_state().builder.begin_scope(params);
     let _ = m.mutator_state().builder.begin_binding_block();
     let out = m.mutate_expr(&Expr::SeqExpr(seq.clone()));
     let state = m.mutator_state();
-    let prologue = state.builder.end_block();
+    let prologue = state.builder.end_block_if_any();
     let _ = state.builder.end_scope();
     let prologue = match prologue {
         Ok(p) => p,
@@ -274,7 +271,7 @@ pub fn visit_with_new_scope<M: ExprMutator + ?Sized>(
             return Transformed::Keep;
         }
     };
-    if out.is_keep() && prologue.bindings.is_empty() {
+    if out.is_keep() && prologue.is_none() {
         return Transformed::Keep;
     }
     let out = out.unwrap_or_else(|| Expr::SeqExpr(seq.clone()));
@@ -285,7 +282,7 @@ pub fn visit_with_new_scope<M: ExprMutator + ?Sized>(
             body: other,
         },
     };
-    if !prologue.bindings.is_empty() {
+    if let Some(prologue) = prologue {
         result.blocks.insert(0, prologue);
     }
     Transformed::Replace(Node::new(result))
@@ -311,8 +308,7 @@ pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Trans
             (None, Transformed::Keep) => {}
         }
     }
-    let param_list = params.as_deref().unwrap_or(&f.params).to_vec();
-    let body = visit_with_new_scope(m, &f.body, &param_list);
+    let body = visit_with_new_scope(m, &f.body, params.as_deref().unwrap_or(&f.params));
     let ret = m.mutate_struct_info(&f.ret_sinfo);
     if params.is_none() && body.is_keep() && ret.is_keep() {
         return Transformed::Keep;
@@ -325,7 +321,7 @@ pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Trans
     };
     Transformed::Replace(
         Function {
-            params: param_list,
+            params: params.unwrap_or_else(|| f.params.clone()),
             body,
             ret_sinfo,
             pure: f.pure,
