@@ -12,9 +12,9 @@ use ir_core::stack;
 
 use super::prim::{BinOp, PrimExpr};
 
-/// An atom's identity: a symbolic variable by node, anything else by its
-/// simplified form over those identities.
-type AtomKey = String;
+/// An atom: its position in order of first appearance, so that printed
+/// forms keep the order the expression had (`n * m`, `n + p`).
+type AtomKey = usize;
 
 /// Monomials (sorted atom lists; empty for the constant) to coefficients.
 #[derive(Clone, Default, PartialEq, Debug)]
@@ -22,10 +22,12 @@ struct Poly {
     terms: BTreeMap<Vec<AtomKey>, i64>,
 }
 
-/// Atoms met so far, to rebuild expressions from polynomials.
+/// Atoms met so far, to rebuild expressions from polynomials: a symbolic
+/// variable by node, anything else by its simplified form over those.
 #[derive(Default)]
 struct Atoms {
-    exprs: BTreeMap<AtomKey, PrimExpr>,
+    exprs: Vec<PrimExpr>,
+    index: BTreeMap<String, AtomKey>,
 }
 
 /// Beyond this many terms a product is kept as an atom, so that simplifying
@@ -73,13 +75,37 @@ impl Poly {
         let mut out = Poly::default();
         for (m1, c1) in &self.terms {
             for (m2, c2) in &other.terms {
-                let mut mono: Vec<AtomKey> = m1.iter().chain(m2).cloned().collect();
+                let mut mono: Vec<AtomKey> = m1.iter().chain(m2).copied().collect();
                 mono.sort();
                 let term = Poly {
                     terms: BTreeMap::from([(mono, c1.checked_mul(*c2)?)]),
                 };
                 out = out.add(&term, 1)?;
             }
+        }
+        Some(out)
+    }
+
+    /// Divides by a one-term polynomial `c * atoms` (c > 0) when every term
+    /// is a multiple of it.
+    fn exact_div_monomial(&self, divisor: &Poly) -> Option<Poly> {
+        let [(atoms, &c)] = divisor.terms.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        if c <= 0 || atoms.is_empty() {
+            return None;
+        }
+        let mut out = Poly::default();
+        for (mono, k) in &self.terms {
+            if k % c != 0 {
+                return None;
+            }
+            let mut rest = mono.clone();
+            for a in atoms {
+                let at = rest.iter().position(|x| x == a)?;
+                rest.remove(at);
+            }
+            out.terms.insert(rest, k / c);
         }
         Some(out)
     }
@@ -118,11 +144,7 @@ impl Atoms {
     fn poly(&mut self, e: &PrimExpr) -> Option<Poly> {
         stack::guarded(|| match e {
             PrimExpr::IntImm(n) => Some(Poly::constant(n.value)),
-            PrimExpr::PrimVar(v) => {
-                let key = format!("v{:016x}", v.addr());
-                self.exprs.entry(key.clone()).or_insert_with(|| e.clone());
-                Some(Poly::atom(key))
-            }
+            PrimExpr::PrimVar(v) => Some(Poly::atom(self.intern(format!("v{:x}", v.addr()), e))),
             _ => {
                 let (op, a, b) = e.as_binary_parts()?;
                 let (pa, pb) = (self.poly(a)?, self.poly(b)?);
@@ -149,7 +171,13 @@ impl Atoms {
                                 Some(_) => Some(Poly::default()),
                                 None => Some(self.opaque(op, &pa, &pb)),
                             },
-                            _ => Some(self.opaque(op, &pa, &pb)),
+                            // `(b * n * m) // m == b * n`, for a positive
+                            // monomial divisor (shape extents are positive).
+                            _ => match pa.exact_div_monomial(&pb) {
+                                Some(q) if op == BinOp::FloorDiv => Some(q),
+                                Some(_) => Some(Poly::default()),
+                                None => Some(self.opaque(op, &pa, &pb)),
+                            },
                         }
                     }
                     BinOp::Min | BinOp::Max => {
@@ -172,8 +200,16 @@ impl Atoms {
         let (ea, eb) = (self.expr(a), self.expr(b));
         let expr = PrimExpr::binary(op, ea, eb);
         let key = format!("({op:?} {} {})", key_of(a), key_of(b));
-        self.exprs.entry(key.clone()).or_insert(expr);
-        Poly::atom(key)
+        Poly::atom(self.intern(key, &expr))
+    }
+
+    fn intern(&mut self, identity: String, e: &PrimExpr) -> AtomKey {
+        let next = self.exprs.len();
+        let key = *self.index.entry(identity).or_insert(next);
+        if key == next {
+            self.exprs.push(e.clone());
+        }
+        key
     }
 
     /// The expression of a polynomial: higher-degree terms first, then by
@@ -186,7 +222,7 @@ impl Atoms {
             let magnitude = c.unsigned_abs();
             let mut term: Option<PrimExpr> = None;
             for key in mono {
-                let atom = self.exprs[key].clone();
+                let atom = self.exprs[*key].clone();
                 term = Some(match term {
                     None => atom,
                     Some(t) => PrimExpr::binary(BinOp::Mul, t, atom),

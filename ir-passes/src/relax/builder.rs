@@ -422,7 +422,16 @@ impl BlockBuilder {
                 })
             }
             Expr::Call(c) => {
-                let args = self.normalize_list(&c.args, false)?;
+                let mut args = self.normalize_list(&c.args, false)?;
+                if let Expr::Op(op) = &c.op {
+                    let now = args.as_deref().unwrap_or(&c.args);
+                    let sinfo = now.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>();
+                    if let Ok(sinfo) = sinfo
+                        && let Some(legal) = super::ops::legalize_call(&op.name, now, &sinfo)
+                    {
+                        args = Some(legal);
+                    }
+                }
                 Ok(match args {
                     Some(args) => super::expr::Call {
                         op: c.op.clone(),

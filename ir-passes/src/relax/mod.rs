@@ -25,6 +25,7 @@ mod module;
 pub mod mutator;
 mod ops;
 mod prim;
+mod printer;
 mod sinfo;
 
 pub use arith::{can_prove_equal, const_value, simplify};
@@ -38,11 +39,12 @@ pub use expr::{
 pub use infer::sinfo_of;
 pub use module::RelaxModule;
 pub use mutator::{MutatorState, run_mutator};
-pub use ops::{OpDef, infer_call, lookup as lookup_op, op_names};
+pub use ops::{OpDef, canonical_attrs, infer_call, lookup as lookup_op, op_names};
 pub use prim::{
     Add, BinOp, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimBinary, PrimExpr, PrimExprMutator,
     PrimExprRewriter, PrimExprVisitor, PrimVar, Sub,
 };
+pub use printer::{print_expr, print_function, print_module};
 pub use sinfo::{
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo,
     StructInfoMutator, StructInfoRewriter, StructInfoVisitor, TensorStructInfo, TupleStructInfo,
@@ -58,8 +60,11 @@ impl Expr {
         Expr::call_op_with(name, args, Vec::new())
     }
 
-    /// `R.<name>(args, attrs)`.
+    /// `R.<name>(args, attrs)`, the operator's other attributes at their
+    /// defaults. Attributes the operator does not take are kept as given;
+    /// the parser reports them instead.
     pub fn call_op_with(name: &str, args: Vec<Expr>, attrs: Attrs) -> Expr {
+        let attrs = ops::canonical_attrs(name, attrs.clone()).unwrap_or(attrs);
         Call {
             op: Op {
                 name: name.to_owned(),

@@ -3,7 +3,7 @@
 
 use super::arith::{can_prove_equal, const_value, simplify};
 use super::dtype::DataType;
-use super::expr::{AttrValue, Attrs};
+use super::expr::{AttrValue, Attrs, Expr};
 use super::prim::{BinOp, PrimExpr};
 use super::sinfo::{ShapeStructInfo, StructInfo, TensorStructInfo};
 
@@ -156,12 +156,15 @@ fn unary(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     Ok(args[0].clone())
 }
 
-fn matmul(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn matmul(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     let (a, b) = (
         tensor(&args[0], "the first operand")?,
         tensor(&args[1], "the second operand")?,
     );
-    let dtype = join_dtype(a.dtype, b.dtype)?;
+    let dtype = match attr(attrs, "out_dtype") {
+        Some(AttrValue::Str(s)) => s.parse()?,
+        _ => join_dtype(a.dtype, b.dtype)?,
+    };
     if a.ndim == 0 || b.ndim == 0 {
         return Err("matmul operands must have rank 1 or more".into());
     }
@@ -387,4 +390,53 @@ fn shape_of(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
         ndim: x.ndim,
     }
     .into())
+}
+
+/// Rewrites a call as TVM builds it: `R.reshape`'s `-1` is resolved from
+/// the data's shape. `None` when the call stays as it is.
+pub fn legalize_call(name: &str, args: &[Expr], arg_sinfo: &[StructInfo]) -> Option<Vec<Expr>> {
+    if name != "reshape" || args.len() != 2 {
+        return None;
+    }
+    let Expr::ShapeExpr(target) = &args[1] else {
+        return None;
+    };
+    let hole = target
+        .values
+        .iter()
+        .position(|v| const_value(v) == Some(-1))?;
+    let resolved = reshape(arg_sinfo, &Vec::new()).ok()?;
+    let shape = resolved.tensor_parts()?.shape.as_ref()?;
+    if const_value(&shape[hole]) == Some(-1) {
+        return None;
+    }
+    let mut values = target.values.clone();
+    values[hole] = shape[hole].clone();
+    Some(vec![args[0].clone(), Expr::shape(values)])
+}
+
+/// The attributes of `name` with defaults filled in, in the order TVM
+/// prints them; `given` overrides them. An attribute the operator does not
+/// take is an error. `sum`'s axis is always a list.
+pub fn canonical_attrs(name: &str, given: Attrs) -> Result<Attrs, String> {
+    let mut attrs: Attrs = match name {
+        "matmul" => vec![("out_dtype".into(), AttrValue::Null)],
+        "permute_dims" => vec![("axes".into(), AttrValue::Null)],
+        "concat" => vec![("axis".into(), AttrValue::Int(0))],
+        "sum" => vec![
+            ("axis".into(), AttrValue::Null),
+            ("keepdims".into(), AttrValue::Bool(false)),
+        ],
+        _ => Vec::new(),
+    };
+    for (key, value) in given {
+        let Some(slot) = attrs.iter_mut().find(|(k, _)| *k == key) else {
+            return Err(format!("R.{name} has no attribute `{key}`"));
+        };
+        slot.1 = match (name, value) {
+            ("sum", AttrValue::Int(i)) => AttrValue::Ints(vec![i]),
+            (_, v) => v,
+        };
+    }
+    Ok(attrs)
 }

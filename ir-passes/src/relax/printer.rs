@@ -1,0 +1,526 @@
+//! TVMScript, as TVM 0.27 prints it: `@I.ir_module class Module:` with
+//! `@R.function` functions, annotated bindings, `with R.dataflow():` blocks
+//! ending in `R.output(...)`, symbolic shape variables declared with
+//! `TypeVar` (parameters) or `T.int64()` (defined in the body).
+//!
+//! Printing recurses over nested functions and `if` only, which the parser
+//! bounds; bindings are printed in a loop.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use ir_core::Node;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::expr::{
+    AttrValue, Binding, BindingBlock, Call, Expr, ExprVisitor, Function, SeqExpr, Var,
+};
+use super::module::RelaxModule;
+use super::prim::{PrimExpr, PrimExprVisitor, PrimVar};
+use super::sinfo::{StructInfo, StructInfoVisitor};
+
+const METADATA_NOTE: &str = "# Metadata omitted. Use show_meta=True in script() method to show it.";
+
+/// Prints a module as `mod.script()` does.
+pub fn print_module(module: &RelaxModule) -> String {
+    let mut functions: Vec<(&str, &Node<Function>)> = module.functions().collect();
+    // Functions by name, `main` last.
+    functions.sort_by_key(|(name, _)| (*name == "main", *name));
+    let mut p = Printer::new(true);
+    let mut body = String::new();
+    for (i, (name, f)) in functions.iter().enumerate() {
+        if i > 0 {
+            body.push('\n');
+        }
+        p.function(&mut body, name, f, 1);
+    }
+    p.finish("@I.ir_module\nclass Module:\n", &body)
+}
+
+/// Prints a function as `func.script()` does.
+pub fn print_function(name: &str, f: &Node<Function>) -> String {
+    let mut p = Printer::new(false);
+    let mut body = String::new();
+    p.function(&mut body, name, f, 0);
+    p.finish("", &body)
+}
+
+/// Prints an expression (a value, or a block or binding) without a header.
+pub fn print_expr(e: &Expr) -> String {
+    let mut p = Printer::new(false);
+    let mut names = Names::default();
+    let mut out = String::new();
+    match e {
+        Expr::BindingBlock(b) => p.block(&mut out, b, &mut names, 0),
+        Expr::Binding(b) => p.binding(&mut out, b, &mut names, 0),
+        Expr::Function(f) => p.function(&mut out, "main", f, 0),
+        e => out.push_str(&p.value(e, &mut names, false)),
+    }
+    out.trim_end_matches('\n').to_owned()
+}
+
+/// Names as printed in one function: a name used twice gets `_1`, `_2`.
+#[derive(Default)]
+struct Names {
+    by_var: FxHashMap<usize, String>,
+    used: FxHashSet<String>,
+}
+
+impl Names {
+    fn define(&mut self, v: &Node<Var>) -> String {
+        if let Some(name) = self.by_var.get(&v.addr()) {
+            return name.clone();
+        }
+        let base = match v.name.as_str() {
+            "" => "v".to_owned(),
+            n => n.replace('.', "_"),
+        };
+        let mut name = base.clone();
+        let mut i = 1;
+        while !self.used.insert(name.clone()) {
+            name = format!("{base}_{i}");
+            i += 1;
+        }
+        self.by_var.insert(v.addr(), name.clone());
+        name
+    }
+
+    fn get(&mut self, v: &Node<Var>) -> String {
+        self.define(v)
+    }
+}
+
+struct Printer {
+    in_module: bool,
+    /// `T.` was printed (the header then names `tirx`).
+    uses_t: bool,
+    /// Symbolic variables declared with `TypeVar` at the top.
+    type_vars: BTreeSet<String>,
+    /// Non-scalar constants, printed as `metadata[...]`.
+    metadata: usize,
+}
+
+fn indent(level: usize) -> String {
+    "    ".repeat(level)
+}
+
+impl Printer {
+    fn new(in_module: bool) -> Self {
+        Printer {
+            in_module,
+            uses_t: false,
+            type_vars: BTreeSet::new(),
+            metadata: 0,
+        }
+    }
+
+    fn finish(&self, preamble: &str, body: &str) -> String {
+        let mut out = String::new();
+        if !self.type_vars.is_empty() {
+            out.push_str("# from typing import TypeVar\n");
+        }
+        if self.in_module {
+            out.push_str("# from tvm.script import ir as I\n");
+        }
+        if self.uses_t {
+            out.push_str(
+                "# from tvm.script import tirx as T\n# from tvm.tirx.layout import Axis\n",
+            );
+        }
+        out.push_str("# from tvm.script import relax as R\n\n");
+        for v in &self.type_vars {
+            let _ = writeln!(out, "{v} = TypeVar(\"{v}\")");
+        }
+        out.push_str(preamble);
+        out.push_str(body.trim_end_matches('\n'));
+        if self.metadata > 0 {
+            out.push_str("\n\n");
+            out.push_str(METADATA_NOTE);
+        }
+        out
+    }
+
+    fn function(&mut self, out: &mut String, name: &str, f: &Node<Function>, level: usize) {
+        let mut names = Names::default();
+        let pad = indent(level);
+        let decorator = match (f.pure, f.private) {
+            (true, false) => "@R.function",
+            (true, true) => "@R.function(private=True)",
+            (false, false) => "@R.function(pure=False)",
+            (false, true) => "@R.function(pure=False, private=True)",
+        };
+        // Symbolic variables the parameters mention are declared up front.
+        let mut param_vars = SymbolicVars::default();
+        for p in &f.params {
+            param_vars.visit_struct_info(&p.sinfo);
+        }
+        for v in &param_vars.order {
+            self.type_vars.insert(v.name.clone());
+        }
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|p| format!("{}: {}", names.define(p), self.sinfo(&p.sinfo, true)))
+            .collect();
+        let ret = self.sinfo(&f.ret_sinfo, true);
+        let _ = writeln!(
+            out,
+            "{pad}{decorator}\n{pad}def {name}({}) -> {ret}:",
+            params.join(", ")
+        );
+        let inner = indent(level + 1);
+        if !f.attrs.is_empty() {
+            let attrs: Vec<String> = f
+                .attrs
+                .iter()
+                .map(|(k, v)| format!("\"{k}\": {}", attr_value(v)))
+                .collect();
+            let _ = writeln!(out, "{inner}R.func_attr({{{}}})", attrs.join(", "));
+        }
+        if self.in_module && mentions_global(&f.body) {
+            let _ = writeln!(out, "{inner}cls = Module");
+        }
+        // Symbolic variables first defined in the body (by a match_cast).
+        let mut body_vars = SymbolicVars {
+            seen: param_vars.seen.clone(),
+            ..SymbolicVars::default()
+        };
+        for block in &f.body.blocks {
+            for b in &block.bindings {
+                if let Some(cast) = &b.cast {
+                    body_vars.visit_struct_info(cast);
+                }
+            }
+        }
+        for v in &body_vars.order {
+            self.uses_t = true;
+            let _ = writeln!(out, "{inner}{} = T.int64()", v.name);
+        }
+        self.seq_body(out, &f.body, &mut names, level + 1, None);
+    }
+
+    /// A sequence's blocks, then `return body` (or, for an `if` branch,
+    /// `var: T = body`).
+    fn seq_body(
+        &mut self,
+        out: &mut String,
+        seq: &SeqExpr,
+        names: &mut Names,
+        level: usize,
+        result: Option<(&str, &str)>,
+    ) {
+        for block in &seq.blocks {
+            self.block(out, block, names, level);
+        }
+        let pad = indent(level);
+        let value = self.value(&seq.body, names, false);
+        match result {
+            None => {
+                let _ = writeln!(out, "{pad}return {value}");
+            }
+            Some((var, ty)) => {
+                let _ = writeln!(out, "{pad}{var}: {ty} = {value}");
+            }
+        }
+    }
+
+    fn block(&mut self, out: &mut String, block: &BindingBlock, names: &mut Names, level: usize) {
+        if !block.dataflow {
+            for b in &block.bindings {
+                self.binding(out, b, names, level);
+            }
+            return;
+        }
+        let _ = writeln!(out, "{}with R.dataflow():", indent(level));
+        let mut outputs = Vec::new();
+        for b in &block.bindings {
+            self.binding(out, b, names, level + 1);
+            if !b.var.dataflow {
+                outputs.push(names.get(&b.var));
+            }
+        }
+        let _ = writeln!(out, "{}R.output({})", indent(level + 1), outputs.join(", "));
+    }
+
+    fn binding(&mut self, out: &mut String, b: &Node<Binding>, names: &mut Names, level: usize) {
+        let pad = indent(level);
+        match (&b.value, &b.cast) {
+            (Expr::Function(f), None) => {
+                let name = names.define(&b.var);
+                let _ = writeln!(out, "{pad}# from tvm.script import relax as R\n{pad}");
+                self.function_nested(out, &name, f, level);
+                out.push('\n');
+            }
+            (Expr::If(i), None) => {
+                let cond = self.value(&i.cond, names, false);
+                let name = names.define(&b.var);
+                let ty = self.sinfo(&b.var.sinfo, false);
+                let _ = writeln!(out, "{pad}if {cond}:");
+                self.seq_body(out, &i.true_branch, names, level + 1, Some((&name, &ty)));
+                let _ = writeln!(out, "{pad}else:");
+                self.seq_body(out, &i.false_branch, names, level + 1, Some((&name, &ty)));
+            }
+            (value, cast) => {
+                let value = self.value(value, names, true);
+                let name = names.define(&b.var);
+                let ty = self.sinfo(&b.var.sinfo, false);
+                match cast {
+                    None => {
+                        let _ = writeln!(out, "{pad}{name}: {ty} = {value}");
+                    }
+                    Some(c) => {
+                        let c = self.sinfo(c, false);
+                        let _ = writeln!(out, "{pad}{name}: {ty} = R.match_cast({value}, {c})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A function bound in another: its own names would clash with the
+    /// enclosing ones in TVM's printer only by choice; it shares them.
+    fn function_nested(&mut self, out: &mut String, name: &str, f: &Node<Function>, level: usize) {
+        self.function(out, name, f, level);
+    }
+
+    /// An expression; `top` is a binding's right-hand side, where a tuple
+    /// prints without parentheses.
+    fn value(&mut self, e: &Expr, names: &mut Names, top: bool) -> String {
+        ir_core::stack::guarded(|| match e {
+            Expr::Constant(c) => {
+                let d = &c.data;
+                let inline = d.shape.is_empty()
+                    && matches!(
+                        d.dtype,
+                        super::DataType::Bool
+                            | super::DataType::Int(8 | 16 | 32 | 64)
+                            | super::DataType::Float(16 | 32 | 64)
+                    );
+                if inline {
+                    format!("R.const({}, \"{}\")", scalar(d.values[0], d.dtype), d.dtype)
+                } else {
+                    self.metadata += 1;
+                    format!("metadata[\"ir.GenericConst\"][{}]", self.metadata - 1)
+                }
+            }
+            Expr::Var(v) => names.get(v),
+            Expr::ShapeExpr(s) => format!("R.shape([{}])", self.prims(&s.values, false)),
+            Expr::PrimValue(p) => p.value.to_string(),
+            Expr::StringImm(s) => format!("R.str({})", quote(&s.value)),
+            Expr::Tuple(t) => {
+                let fields: Vec<String> = t
+                    .fields
+                    .iter()
+                    .map(|f| self.value(f, names, false))
+                    .collect();
+                match (fields.len(), top) {
+                    (0, _) => "R.tuple()".to_owned(),
+                    (1, _) => format!("({},)", fields[0]),
+                    (_, true) => fields.join(", "),
+                    (_, false) => format!("({})", fields.join(", ")),
+                }
+            }
+            Expr::TupleGetItem(t) => format!("{}[{}]", self.value(&t.tuple, names, false), t.index),
+            Expr::Call(c) => self.call(c, names),
+            Expr::GlobalVar(g) => {
+                if self.in_module {
+                    format!("cls.{}", g.name)
+                } else {
+                    g.name.clone()
+                }
+            }
+            Expr::Op(o) => format!("R.{}", o.name),
+            Expr::ExternFunc(f) => format!("R.ExternFunc({})", quote(&f.name)),
+            // Not values: printed as statements where they occur.
+            Expr::If(_)
+            | Expr::Function(_)
+            | Expr::SeqExpr(_)
+            | Expr::BindingBlock(_)
+            | Expr::Binding(_) => {
+                format!("<{}>", e.kind_name())
+            }
+        })
+    }
+
+    fn call(&mut self, c: &Call, names: &mut Names) -> String {
+        let callee = self.value(&c.op, names, false);
+        let mut args: Vec<String> = c.args.iter().map(|a| self.value(a, names, false)).collect();
+        args.extend(
+            c.attrs
+                .iter()
+                .map(|(k, v)| format!("{k}={}", attr_value(v))),
+        );
+        if !c.sinfo_args.is_empty() {
+            let s: Vec<String> = c.sinfo_args.iter().map(|s| self.sinfo(s, false)).collect();
+            args.push(format!("sinfo_args=({},)", s.join(", ")));
+        }
+        format!("{callee}({})", args.join(", "))
+    }
+
+    fn prims(&mut self, values: &[PrimExpr], quoted: bool) -> String {
+        let parts: Vec<String> = values
+            .iter()
+            .map(|v| match (v, quoted) {
+                (PrimExpr::IntImm(_) | PrimExpr::PrimVar(_), _) | (_, false) => v.to_string(),
+                (_, true) => format!("\"{v}\""),
+            })
+            .collect();
+        parts.join(", ")
+    }
+
+    /// A struct info annotation; in a signature (`quoted`), compound shape
+    /// values are strings.
+    fn sinfo(&mut self, s: &StructInfo, quoted: bool) -> String {
+        ir_core::stack::guarded(|| match s {
+            StructInfo::ObjectStructInfo(_) => "R.Any".to_owned(),
+            StructInfo::PrimStructInfo(p) => {
+                self.uses_t = true;
+                format!("T.{}", p.dtype)
+            }
+            StructInfo::ShapeStructInfo(sh) => match &sh.values {
+                Some(v) => format!("R.Shape([{}])", self.prims(v, quoted)),
+                None => format!("R.Shape(ndim={})", sh.ndim),
+            },
+            StructInfo::TensorStructInfo(t) => {
+                let dtype = (!t.dtype.is_void()).then(|| format!("dtype=\"{}\"", t.dtype));
+                match (&t.shape, dtype) {
+                    (Some(shape), dtype) => {
+                        let dims = self.prims(shape, quoted);
+                        let dims = if shape.len() == 1 {
+                            format!("({dims},)")
+                        } else {
+                            format!("({dims})")
+                        };
+                        match dtype {
+                            Some(d) => format!("R.Tensor({dims}, {d})"),
+                            None => format!("R.Tensor({dims})"),
+                        }
+                    }
+                    (None, Some(d)) if t.ndim >= 0 => format!("R.Tensor({d}, ndim={})", t.ndim),
+                    (None, Some(d)) => format!("R.Tensor({d})"),
+                    (None, None) if t.ndim >= 0 => format!("R.Tensor(ndim={})", t.ndim),
+                    (None, None) => "R.Tensor".to_owned(),
+                }
+            }
+            StructInfo::TupleStructInfo(t) if t.fields.is_empty() => "R.Tuple".to_owned(),
+            StructInfo::TupleStructInfo(t) => {
+                let fields: Vec<String> = t.fields.iter().map(|f| self.sinfo(f, quoted)).collect();
+                format!("R.Tuple({})", fields.join(", "))
+            }
+            StructInfo::FuncStructInfo(f) => {
+                let ret = self.sinfo(&f.ret, quoted);
+                match &f.params {
+                    Some(params) => {
+                        let params: Vec<String> =
+                            params.iter().map(|p| self.sinfo(p, quoted)).collect();
+                        let params = if params.len() == 1 {
+                            format!("({},)", params[0])
+                        } else {
+                            format!("({})", params.join(", "))
+                        };
+                        format!("R.Callable({params}, {ret}, {})", py_bool(f.pure))
+                    }
+                    None => "R.Callable".to_owned(),
+                }
+            }
+        })
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b { "True" } else { "False" }
+}
+
+fn attr_value(v: &AttrValue) -> String {
+    match v {
+        AttrValue::Int(i) => i.to_string(),
+        AttrValue::Ints(v) => {
+            let parts: Vec<String> = v.iter().map(i64::to_string).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        AttrValue::Bool(b) => py_bool(*b).to_owned(),
+        AttrValue::Str(s) => quote(s),
+        AttrValue::Null => "None".to_owned(),
+    }
+}
+
+/// A Python string literal.
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A scalar as Python prints it: `1.0`, `1`, `True`, `"inf"`.
+fn scalar(v: f64, dtype: super::DataType) -> String {
+    match dtype {
+        super::DataType::Bool => py_bool(v != 0.0).to_owned(),
+        d if d.is_int() => format!("{}", v as i64),
+        _ if v.is_nan() => "\"nan\"".to_owned(),
+        _ if v.is_infinite() => if v > 0.0 { "\"inf\"" } else { "\"-inf\"" }.to_owned(),
+        _ => python_float(v),
+    }
+}
+
+/// Python's `repr(float)`: the shortest round-tripping digits, with an
+/// exponent from 1e16 up and below 1e-4.
+fn python_float(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-4..1e16).contains(&a) {
+        let s = format!("{v:e}");
+        // Rust: `1e16`, `1.5e-5`; Python: `1e+16`, `1.5e-05`.
+        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let (sign, digits) = match exp.strip_prefix('-') {
+            Some(d) => ('-', d),
+            None => ('+', exp),
+        };
+        format!("{mantissa}e{sign}{digits:0>2}")
+    } else {
+        format!("{v:?}")
+    }
+}
+
+/// Symbolic variables in order of first appearance.
+#[derive(Default)]
+struct SymbolicVars {
+    seen: FxHashSet<usize>,
+    order: Vec<Node<PrimVar>>,
+}
+
+impl PrimExprVisitor for SymbolicVars {
+    fn visit_prim_var(&mut self, v: &Node<PrimVar>) {
+        if self.seen.insert(v.addr()) {
+            self.order.push(v.clone());
+        }
+    }
+}
+impl StructInfoVisitor for SymbolicVars {}
+
+/// Whether a function body refers to a global function (`cls.f`).
+fn mentions_global(body: &Node<SeqExpr>) -> bool {
+    struct Finder;
+    impl PrimExprVisitor<std::ops::ControlFlow<()>> for Finder {}
+    impl StructInfoVisitor<std::ops::ControlFlow<()>> for Finder {}
+    impl ExprVisitor<std::ops::ControlFlow<()>> for Finder {
+        fn visit_global_var(
+            &mut self,
+            _: &Node<super::expr::GlobalVar>,
+        ) -> std::ops::ControlFlow<()> {
+            std::ops::ControlFlow::Break(())
+        }
+        fn visit_function(&mut self, _: &Node<Function>) -> std::ops::ControlFlow<()> {
+            // A nested function prints its own `cls = Module`.
+            std::ops::ControlFlow::Continue(())
+        }
+    }
+    body.walk(&mut Finder).is_break()
+}
