@@ -309,6 +309,67 @@ impl BlockBuilder {
         Ok(var)
     }
 
+    /// Binds `value` to a variable named exactly `name` (no name supply:
+    /// what a parser needs), of struct info `annotation` if given, which
+    /// must describe the value (or be described by it). `output` makes a
+    /// plain variable inside a dataflow block.
+    pub fn emit_named(
+        &mut self,
+        value: Expr,
+        name: &str,
+        annotation: Option<StructInfo>,
+        output: bool,
+    ) -> Result<Node<Var>, BuilderError> {
+        let dataflow = self.frame()?.dataflow && !output;
+        let value = self.normalize_value(value)?;
+        let inferred = sinfo_of(&value).map_err(BuilderError)?;
+        let sinfo = match annotation {
+            None => inferred,
+            Some(a) if is_base_of(&a, &inferred) || is_base_of(&inferred, &a) => a,
+            Some(_) => {
+                return err(format!(
+                    "the annotation of `{name}` does not match the struct info of its value"
+                ));
+            }
+        };
+        self.names.used.insert(name.to_owned());
+        let var = Node::new(Var {
+            name: name.to_owned(),
+            dataflow,
+            sinfo,
+        });
+        self.push(Node::new(Binding {
+            value,
+            cast: None,
+            var: var.clone(),
+        }))?;
+        Ok(var)
+    }
+
+    /// `name = R.match_cast(value, sinfo)` with a variable named exactly `name`.
+    pub fn emit_match_cast_named(
+        &mut self,
+        value: Expr,
+        sinfo: StructInfo,
+        name: &str,
+        output: bool,
+    ) -> Result<Node<Var>, BuilderError> {
+        let dataflow = self.frame()?.dataflow && !output;
+        let value = self.normalize_argument(value)?;
+        self.names.used.insert(name.to_owned());
+        let var = Node::new(Var {
+            name: name.to_owned(),
+            dataflow,
+            sinfo: sinfo.clone(),
+        });
+        self.push(Node::new(Binding {
+            value,
+            cast: Some(sinfo),
+            var: var.clone(),
+        }))?;
+        Ok(var)
+    }
+
     /// In a dataflow block, binds `value` to a variable visible after the
     /// block (`R.output`). An error elsewhere.
     pub fn emit_output(&mut self, value: Expr, name_hint: &str) -> Result<Node<Var>, BuilderError> {

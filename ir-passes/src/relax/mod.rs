@@ -21,9 +21,11 @@ mod builder;
 mod dtype;
 mod expr;
 mod infer;
+mod lexer;
 mod module;
 pub mod mutator;
 mod ops;
+mod parser;
 mod prim;
 mod printer;
 mod sinfo;
@@ -40,6 +42,7 @@ pub use infer::sinfo_of;
 pub use module::RelaxModule;
 pub use mutator::{MutatorState, run_mutator};
 pub use ops::{OpDef, canonical_attrs, infer_call, lookup as lookup_op, op_names};
+pub use parser::{ParseError, parse_module};
 pub use prim::{
     Add, BinOp, FloorDiv, FloorMod, IntImm, Max, Min, Mul, PrimBinary, PrimExpr, PrimExprMutator,
     PrimExprRewriter, PrimExprVisitor, PrimVar, Sub,

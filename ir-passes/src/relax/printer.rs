@@ -60,13 +60,26 @@ pub fn print_expr(e: &Expr) -> String {
 }
 
 /// Names as printed in one function: a name used twice gets `_1`, `_2`.
+/// An `if` branch is a scope: its names are free again after it.
 #[derive(Default)]
 struct Names {
     by_var: FxHashMap<usize, String>,
     used: FxHashSet<String>,
+    /// Names defined in each open branch.
+    scopes: Vec<Vec<String>>,
 }
 
 impl Names {
+    fn enter(&mut self) {
+        self.scopes.push(Vec::new());
+    }
+
+    fn leave(&mut self) {
+        for name in self.scopes.pop().unwrap_or_default() {
+            self.used.remove(&name);
+        }
+    }
+
     fn define(&mut self, v: &Node<Var>) -> String {
         if let Some(name) = self.by_var.get(&v.addr()) {
             return name.clone();
@@ -82,6 +95,9 @@ impl Names {
             i += 1;
         }
         self.by_var.insert(v.addr(), name.clone());
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push(name.clone());
+        }
         name
     }
 
@@ -256,9 +272,13 @@ impl Printer {
                 let name = names.define(&b.var);
                 let ty = self.sinfo(&b.var.sinfo, false);
                 let _ = writeln!(out, "{pad}if {cond}:");
+                names.enter();
                 self.seq_body(out, &i.true_branch, names, level + 1, Some((&name, &ty)));
+                names.leave();
                 let _ = writeln!(out, "{pad}else:");
+                names.enter();
                 self.seq_body(out, &i.false_branch, names, level + 1, Some((&name, &ty)));
+                names.leave();
             }
             (value, cast) => {
                 let value = self.value(value, names, true);

@@ -1,0 +1,1601 @@
+//! A parser for TVMScript (Relax): modules `@I.ir_module class Module:` of
+//! `@R.function`s, as TVM prints them and as TVM's tests write them
+//! (`R.Tensor((2, "n"), "float32")`, `n = T.int64()`, `R.Object`).
+//!
+//! The program is built through the [`BlockBuilder`], as TVM's parser does:
+//! nested calls are bound, struct info is inferred and checked against the
+//! annotations. Errors give `line:col` and what was expected; nothing
+//! panics, and nesting is bounded by the stack guard.
+
+use std::fmt;
+
+use ir_core::Node;
+use rustc_hash::FxHashMap;
+
+use super::builder::{BlockBuilder, BuilderError, is_leaf};
+use super::dtype::DataType;
+use super::expr::{
+    AttrValue, Attrs, BindingBlock, ConstData, Constant, Expr, Function, GlobalVar, SeqExpr, Var,
+};
+use super::lexer::{Pos, Tok, lex};
+use super::module::RelaxModule;
+use super::ops;
+use super::prim::{BinOp, PrimExpr, PrimVar};
+use super::sinfo::{FuncStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo};
+
+/// A parse error: where, and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// Line, from 1.
+    pub line: u32,
+    /// Column, from 1.
+    pub col: u32,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.col, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+type PResult<T> = Result<T, ParseError>;
+
+/// Parses a module (`@I.ir_module class Module:`), or a lone
+/// `@R.function`, which becomes a module of that one function.
+///
+/// ```
+/// use ir_passes::relax::{parse_module, print_module};
+///
+/// let text = r#"# from tvm.script import ir as I
+/// ## from tvm.script import relax as R
+///
+/// @I.ir_module
+/// class Module:
+///     @R.function
+///     def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+///         with R.dataflow():
+///             lv: R.Tensor((2, 3), dtype="float32") = R.add(x, x)
+///             gv: R.Tensor((2, 3), dtype="float32") = R.exp(lv)
+///             R.output(gv)
+///         return gv"#;
+/// assert_eq!(print_module(&parse_module(text).unwrap()), text);
+/// ```
+pub fn parse_module(text: &str) -> Result<RelaxModule, ParseError> {
+    let tokens = lex(text).map_err(|e| ParseError {
+        line: e.pos.line,
+        col: e.pos.col,
+        message: e.message,
+    })?;
+    let mut p = Parser {
+        toks: tokens,
+        at: 0,
+        bb: BlockBuilder::new(),
+        globals: FxHashMap::default(),
+        class_name: None,
+        in_else: false,
+    };
+    p.module()
+}
+
+struct Parser {
+    toks: Vec<(Tok, Pos)>,
+    at: usize,
+    bb: BlockBuilder,
+    /// Global function name -> its signature.
+    globals: FxHashMap<String, StructInfo>,
+    /// `Module` in `class Module:`.
+    class_name: Option<String>,
+    /// Parsing an `else` branch (its result is bound as `y_else`).
+    in_else: bool,
+}
+
+/// Names in scope inside a function.
+#[derive(Default)]
+struct Scope {
+    vars: Vec<FxHashMap<String, Node<Var>>>,
+    symbolic: FxHashMap<String, Node<PrimVar>>,
+}
+
+impl Scope {
+    fn lookup(&self, name: &str) -> Option<&Node<Var>> {
+        self.vars.iter().rev().find_map(|m| m.get(name))
+    }
+    fn bind(&mut self, name: &str, v: Node<Var>) {
+        if let Some(top) = self.vars.last_mut() {
+            top.insert(name.to_owned(), v);
+        }
+    }
+    fn symbolic(&mut self, name: &str) -> PrimExpr {
+        self.symbolic
+            .entry(name.to_owned())
+            .or_insert_with(|| PrimExpr::var(name))
+            .clone()
+            .into()
+    }
+}
+
+impl Parser {
+    // ---- tokens ----------------------------------------------------------------
+
+    fn peek(&self) -> &Tok {
+        &self.toks[self.at.min(self.toks.len() - 1)].0
+    }
+
+    fn peek_at(&self, k: usize) -> &Tok {
+        &self.toks[(self.at + k).min(self.toks.len() - 1)].0
+    }
+
+    fn pos(&self) -> Pos {
+        self.toks[self.at.min(self.toks.len() - 1)].1
+    }
+
+    fn bump(&mut self) -> Tok {
+        let t = self.peek().clone();
+        if self.at < self.toks.len() - 1 {
+            self.at += 1;
+        }
+        t
+    }
+
+    fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
+        let pos = self.pos();
+        Err(ParseError {
+            line: pos.line,
+            col: pos.col,
+            message: message.into(),
+        })
+    }
+
+    fn expected<T>(&self, what: &str) -> PResult<T> {
+        self.error(format!("expected {what}, found {}", self.peek()))
+    }
+
+    fn builder_error<T>(&self, pos: Pos, e: BuilderError) -> PResult<T> {
+        Err(ParseError {
+            line: pos.line,
+            col: pos.col,
+            message: e.0,
+        })
+    }
+
+    fn is_punct(&self, p: &str) -> bool {
+        matches!(self.peek(), Tok::Punct(q) if *q == p)
+    }
+
+    fn eat_punct(&mut self, p: &str) -> bool {
+        if self.is_punct(p) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn punct(&mut self, p: &str) -> PResult<()> {
+        if self.eat_punct(p) {
+            Ok(())
+        } else {
+            self.expected(&format!("`{p}`"))
+        }
+    }
+
+    fn is_name(&self, n: &str) -> bool {
+        matches!(self.peek(), Tok::Name(m) if m == n)
+    }
+
+    fn name(&mut self) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Name(n) => {
+                self.bump();
+                Ok(n)
+            }
+            _ => self.expected("a name"),
+        }
+    }
+
+    fn keyword(&mut self, k: &str) -> PResult<()> {
+        if self.is_name(k) {
+            self.bump();
+            Ok(())
+        } else {
+            self.expected(&format!("`{k}`"))
+        }
+    }
+
+    fn newline(&mut self) -> PResult<()> {
+        match self.peek() {
+            Tok::Newline => {
+                self.bump();
+                Ok(())
+            }
+            Tok::Eof | Tok::Dedent => Ok(()),
+            _ => self.expected("the end of the line"),
+        }
+    }
+
+    /// `R.` `name` (`R.nn.relu` gives `nn.relu`).
+    fn dotted_after(&mut self) -> PResult<String> {
+        let mut name = self.name()?;
+        while self.is_punct(".") {
+            self.bump();
+            name.push('.');
+            name.push_str(&self.name()?);
+        }
+        Ok(name)
+    }
+
+    /// Whether the next tokens are `prefix . name`.
+    fn at_qualified(&self, prefix: &str, name: &str) -> bool {
+        matches!(self.peek(), Tok::Name(p) if p == prefix)
+            && matches!(self.peek_at(1), Tok::Punct("."))
+            && matches!(self.peek_at(2), Tok::Name(n) if n == name)
+    }
+
+    // ---- module ---------------------------------------------------------------------
+
+    fn module(&mut self) -> PResult<RelaxModule> {
+        // `n = TypeVar("n")` and imports before the decorator.
+        while !self.is_punct("@") {
+            match self.peek() {
+                Tok::Newline => {
+                    self.bump();
+                }
+                Tok::Name(n) if n == "import" || n == "from" => self.skip_line(),
+                Tok::Name(_) if matches!(self.peek_at(1), Tok::Punct("=")) => self.skip_line(),
+                _ => return self.expected("`@I.ir_module` or `@R.function`"),
+            }
+        }
+        let mut module = RelaxModule::new();
+        if self.at_qualified_decorator("I", "ir_module") {
+            self.bump();
+            self.bump();
+            self.bump();
+            self.bump();
+            self.newline()?;
+            self.keyword("class")?;
+            self.class_name = Some(self.name()?);
+            self.punct(":")?;
+            self.newline()?;
+            if !matches!(self.peek(), Tok::Indent) {
+                return self.expected("the functions of the module, indented");
+            }
+            self.bump();
+            // Signatures first: a function may call one defined below it.
+            let start = self.at;
+            while self.is_punct("@") {
+                let (name, sig) = self.signature_only()?;
+                self.globals.insert(name, sig);
+            }
+            self.at = start;
+            while self.is_punct("@") {
+                let (name, f) = self.function(&mut Scope::default())?;
+                if module.add_function(&name, f).is_err() {
+                    return self.error(format!("function `{name}` is defined twice"));
+                }
+            }
+            match self.peek() {
+                Tok::Dedent => {
+                    self.bump();
+                }
+                Tok::Eof => {}
+                _ => return self.expected("`@R.function` or the end of the module"),
+            }
+        } else {
+            let (name, f) = self.function(&mut Scope::default())?;
+            let _ = module.add_function(&name, f);
+        }
+        while matches!(self.peek(), Tok::Newline | Tok::Dedent) {
+            self.bump();
+        }
+        if !matches!(self.peek(), Tok::Eof) {
+            return self.expected("the end of the input");
+        }
+        Ok(module)
+    }
+
+    fn at_qualified_decorator(&self, prefix: &str, name: &str) -> bool {
+        matches!(self.peek(), Tok::Punct("@"))
+            && matches!(self.peek_at(1), Tok::Name(p) if p == prefix)
+            && matches!(self.peek_at(2), Tok::Punct("."))
+            && matches!(self.peek_at(3), Tok::Name(n) if n == name)
+    }
+
+    fn skip_line(&mut self) {
+        while !matches!(self.peek(), Tok::Newline | Tok::Eof) {
+            self.bump();
+        }
+        self.bump();
+    }
+
+    /// Skips an indented block (its tokens up to the matching dedent).
+    fn skip_block(&mut self) {
+        let mut depth = 0usize;
+        loop {
+            match self.bump() {
+                Tok::Indent => depth += 1,
+                Tok::Dedent => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        return;
+                    }
+                }
+                Tok::Eof => return,
+                _ => {}
+            }
+        }
+    }
+
+    /// A function's name and struct info, skipping its body.
+    fn signature_only(&mut self) -> PResult<(String, StructInfo)> {
+        let mut scope = Scope::default();
+        let (name, params, ret, pure, _) = self.header(&mut scope)?;
+        let ret = ret.unwrap_or_else(StructInfo::object);
+        self.skip_block();
+        let sig = FuncStructInfo {
+            params: Some(params.iter().map(|p| p.sinfo.clone()).collect()),
+            ret,
+            pure,
+        }
+        .into();
+        Ok((name, sig))
+    }
+
+    /// `@R.function(...)` `def name(params) -> ret:` NEWLINE; the body's
+    /// indent is next.
+    #[allow(clippy::type_complexity)]
+    fn header(
+        &mut self,
+        scope: &mut Scope,
+    ) -> PResult<(String, Vec<Node<Var>>, Option<StructInfo>, bool, bool)> {
+        if !self.at_qualified_decorator("R", "function") {
+            return self.expected("`@R.function`");
+        }
+        for _ in 0..4 {
+            self.bump();
+        }
+        let (mut pure, mut private) = (true, false);
+        if self.eat_punct("(") {
+            while !self.is_punct(")") {
+                let key = self.name()?;
+                self.punct("=")?;
+                let value = match self.name()?.as_str() {
+                    "True" => true,
+                    "False" => false,
+                    _ => return self.error("expected `True` or `False`"),
+                };
+                match key.as_str() {
+                    "pure" => pure = value,
+                    "private" => private = value,
+                    _ => return self.error(format!("unknown function option `{key}`")),
+                }
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            self.punct(")")?;
+        }
+        self.newline()?;
+        self.keyword("def")?;
+        let name = self.name()?;
+        self.punct("(")?;
+        let mut params = Vec::new();
+        scope.vars.push(FxHashMap::default());
+        while !self.is_punct(")") {
+            let pname = self.name()?;
+            self.punct(":")?;
+            let sinfo = self.annotation(scope)?;
+            let v = Node::new(Var {
+                name: pname.clone(),
+                dataflow: false,
+                sinfo,
+            });
+            scope.bind(&pname, v.clone());
+            params.push(v);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.punct(")")?;
+        let ret = if self.eat_punct("->") {
+            Some(self.annotation(scope)?)
+        } else {
+            None
+        };
+        self.punct(":")?;
+        self.newline()?;
+        Ok((name, params, ret, pure, private))
+    }
+
+    fn function(&mut self, outer: &mut Scope) -> PResult<(String, Node<Function>)> {
+        ir_core::stack::guarded(|| {
+            // A nested function sees the enclosing names.
+            let mut scope = Scope {
+                vars: outer.vars.clone(),
+                symbolic: outer.symbolic.clone(),
+            };
+            let (name, params, ret, pure, private) = self.header(&mut scope)?;
+            if !matches!(self.peek(), Tok::Indent) {
+                return self.expected("the function's body, indented");
+            }
+            self.bump();
+            self.bb.begin_scope(&params);
+            let body = self.body(&mut scope, BodyEnd::Return);
+            let _ = self.bb.end_scope();
+            let (seq, attrs) = match body {
+                Ok(b) => b,
+                Err(e) => {
+                    self.bb.unwind();
+                    return Err(e);
+                }
+            };
+            let inferred =
+                super::infer::sinfo_of(&seq.body).unwrap_or_else(|_| StructInfo::object());
+            let f = Function {
+                params,
+                body: Node::new(seq),
+                ret_sinfo: ret.unwrap_or(inferred),
+                pure,
+                private,
+                attrs,
+            };
+            Ok((name, Node::new(f)))
+        })
+    }
+
+    /// Statements up to the block's end: bindings (grouped into blocks),
+    /// then `return value` (a function) or a last binding (an `if` branch,
+    /// whose value is the branch's result).
+    fn body(&mut self, scope: &mut Scope, end: BodyEnd<'_>) -> PResult<(SeqExpr, Attrs)> {
+        let mut blocks: Vec<Node<BindingBlock>> = Vec::new();
+        let mut attrs = Attrs::new();
+        let mut plain_open = false;
+        scope.vars.push(FxHashMap::default());
+        let result = loop {
+            let pos = self.pos();
+            match self.peek().clone() {
+                Tok::Dedent | Tok::Eof => {
+                    break match end {
+                        BodyEnd::Return => {
+                            self.error("expected `return` at the end of the function")
+                        }
+                        BodyEnd::Branch(_) => {
+                            self.error("a branch ends with a binding of the `if`'s variable")
+                        }
+                    };
+                }
+                Tok::Newline => {
+                    self.bump();
+                }
+                Tok::Name(n) if n == "return" => {
+                    self.bump();
+                    let value = self.expr_top(scope)?;
+                    self.newline()?;
+                    self.close_plain(&mut blocks, &mut plain_open)?;
+                    let value = self.in_block(&mut blocks, |p| {
+                        p.bb.normalize_argument(value)
+                            .or_else(|e| p.builder_error(pos, e))
+                    })?;
+                    break Ok(value);
+                }
+                Tok::Name(n) if n == "with" => {
+                    self.close_plain(&mut blocks, &mut plain_open)?;
+                    let block = self.dataflow_block(scope)?;
+                    if !block.bindings.is_empty() {
+                        blocks.push(block);
+                    }
+                }
+                Tok::Name(n) if n == "if" => {
+                    if !plain_open {
+                        let _ = self.bb.begin_binding_block();
+                        plain_open = true;
+                    }
+                    self.if_stmt(scope, false)?;
+                }
+                Tok::Punct("@") => {
+                    if !plain_open {
+                        let _ = self.bb.begin_binding_block();
+                        plain_open = true;
+                    }
+                    let (name, f) = self.function(scope)?;
+                    let v = self
+                        .bb
+                        .emit_named(Expr::Function(f), &name, None, false)
+                        .or_else(|e| self.builder_error(pos, e))?;
+                    scope.bind(&name, v);
+                }
+                _ if self.at_qualified("R", "func_attr") => {
+                    attrs = self.func_attr()?;
+                }
+                Tok::Name(n)
+                    if matches!(self.peek_at(1), Tok::Punct("="))
+                        && (self.class_name.as_deref() == Some(n.as_str())
+                            || matches!(self.peek_at(2), Tok::Name(c) if Some(c.as_str()) == self.class_name.as_deref())) =>
+                {
+                    // `cls = Module`.
+                    self.skip_line();
+                }
+                Tok::Name(n)
+                    if matches!(self.peek_at(1), Tok::Punct("=")) && self.at_symbolic_decl() =>
+                {
+                    scope.symbolic(&n);
+                    self.skip_line();
+                }
+                Tok::Name(_) => {
+                    // The last binding of a branch is its result.
+                    if let BodyEnd::Branch(var_name) = end
+                        && self.is_last_statement()
+                    {
+                        let (name, ann, value) = self.binding_parts(scope)?;
+                        if name != var_name && !var_name.is_empty() {
+                            return self.error(format!(
+                                "both branches must end by binding `{var_name}`, not `{name}`"
+                            ));
+                        }
+                        let _ = ann;
+                        self.close_plain(&mut blocks, &mut plain_open)?;
+                        let value = self.in_block(&mut blocks, |p| {
+                            let v = match value {
+                                BindingValue::Expr(e) => e,
+                                BindingValue::MatchCast(..) => {
+                                    return p.error("a branch cannot end with a match_cast");
+                                }
+                            };
+                            if is_leaf(&v) || matches!(v, Expr::Tuple(_)) {
+                                p.bb.normalize(v).or_else(|e| p.builder_error(pos, e))
+                            } else {
+                                let name = format!("{name}{}", p.branch_suffix());
+                                p.bb.emit_named(v, &name, None, false)
+                                    .map(Expr::Var)
+                                    .or_else(|e| p.builder_error(pos, e))
+                            }
+                        })?;
+                        break Ok(value);
+                    }
+                    if !plain_open {
+                        let _ = self.bb.begin_binding_block();
+                        plain_open = true;
+                    }
+                    self.binding(scope, false)?;
+                }
+                _ => break self.expected("a statement"),
+            }
+        };
+        scope.vars.pop();
+        let value = match result {
+            Ok(v) => v,
+            Err(e) => {
+                if plain_open {
+                    let _ = self.bb.end_block();
+                }
+                return Err(e);
+            }
+        };
+        // The block's end.
+        while matches!(self.peek(), Tok::Newline) {
+            self.bump();
+        }
+        match self.peek() {
+            Tok::Dedent => {
+                self.bump();
+            }
+            Tok::Eof => {}
+            _ => return self.expected("the end of the block after its last statement"),
+        }
+        Ok((
+            SeqExpr {
+                blocks,
+                body: value,
+            },
+            attrs,
+        ))
+    }
+
+    fn branch_suffix(&self) -> &'static str {
+        if self.in_else { "_else" } else { "_then" }
+    }
+
+    /// Whether the statement at hand is the last of its block.
+    fn is_last_statement(&self) -> bool {
+        let mut i = self.at;
+        let mut depth = 0usize;
+        while i < self.toks.len() {
+            match &self.toks[i].0 {
+                Tok::Indent => depth += 1,
+                Tok::Dedent if depth == 0 => return true,
+                Tok::Dedent => depth -= 1,
+                Tok::Newline if depth == 0 => {
+                    let mut j = i + 1;
+                    while matches!(self.toks.get(j).map(|t| &t.0), Some(Tok::Newline)) {
+                        j += 1;
+                    }
+                    return matches!(
+                        self.toks.get(j).map(|t| &t.0),
+                        Some(Tok::Dedent | Tok::Eof) | None
+                    );
+                }
+                Tok::Eof => return true,
+                _ => {}
+            }
+            i += 1;
+        }
+        true
+    }
+
+    fn at_symbolic_decl(&self) -> bool {
+        // `n = T.int64()` / `n = T.int32()`.
+        matches!(self.peek_at(2), Tok::Name(t) if t == "T")
+            && matches!(self.peek_at(3), Tok::Punct("."))
+            && matches!(self.peek_at(4), Tok::Name(_))
+            && matches!(self.peek_at(5), Tok::Punct("("))
+            && matches!(self.peek_at(6), Tok::Punct(")"))
+    }
+
+    /// Runs `f` with an open block of its own; a non-empty block is added.
+    fn in_block<T>(
+        &mut self,
+        blocks: &mut Vec<Node<BindingBlock>>,
+        f: impl FnOnce(&mut Self) -> PResult<T>,
+    ) -> PResult<T> {
+        let _ = self.bb.begin_binding_block();
+        let r = f(self);
+        match self.bb.end_block_if_any() {
+            Ok(Some(b)) => blocks.push(b),
+            Ok(None) => {}
+            Err(e) => return self.builder_error(self.pos(), e),
+        }
+        r
+    }
+
+    fn close_plain(
+        &mut self,
+        blocks: &mut Vec<Node<BindingBlock>>,
+        open: &mut bool,
+    ) -> PResult<()> {
+        if std::mem::take(open) {
+            match self.bb.end_block_if_any() {
+                Ok(Some(b)) => blocks.push(b),
+                Ok(None) => {}
+                Err(e) => return self.builder_error(self.pos(), e),
+            }
+        }
+        Ok(())
+    }
+
+    fn func_attr(&mut self) -> PResult<Attrs> {
+        self.bump();
+        self.bump();
+        self.bump();
+        self.punct("(")?;
+        self.punct("{")?;
+        let mut attrs = Attrs::new();
+        while !self.is_punct("}") {
+            let key = match self.bump() {
+                Tok::Str(s) => s,
+                _ => return self.expected("an attribute name in quotes"),
+            };
+            self.punct(":")?;
+            let value = self.attr_value()?;
+            attrs.push((key, value));
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.punct("}")?;
+        self.punct(")")?;
+        self.newline()?;
+        Ok(attrs)
+    }
+
+    /// `with R.dataflow():` and its block, ending with `R.output(...)`.
+    fn dataflow_block(&mut self, scope: &mut Scope) -> PResult<Node<BindingBlock>> {
+        self.keyword("with")?;
+        if !self.at_qualified("R", "dataflow") {
+            return self.expected("`R.dataflow()`");
+        }
+        self.bump();
+        self.bump();
+        self.bump();
+        self.punct("(")?;
+        self.punct(")")?;
+        self.punct(":")?;
+        self.newline()?;
+        if !matches!(self.peek(), Tok::Indent) {
+            return self.expected("the dataflow block, indented");
+        }
+        self.bump();
+        let outputs = self.scan_outputs();
+        let _ = self.bb.begin_dataflow_block();
+        let r = self.dataflow_statements(scope, &outputs);
+        let block = self.bb.end_block();
+        r?;
+        block.or_else(|e| self.builder_error(self.pos(), e))
+    }
+
+    fn dataflow_statements(&mut self, scope: &mut Scope, outputs: &[String]) -> PResult<()> {
+        loop {
+            match self.peek().clone() {
+                Tok::Newline => {
+                    self.bump();
+                }
+                Tok::Dedent => {
+                    self.bump();
+                    return Ok(());
+                }
+                Tok::Eof => return Ok(()),
+                _ if self.at_qualified("R", "output") => {
+                    self.skip_line();
+                }
+                Tok::Name(n) if n == "if" => {
+                    self.if_stmt(scope, true)?;
+                }
+                Tok::Punct("@") => {
+                    let pos = self.pos();
+                    let (name, f) = self.function(scope)?;
+                    let output = outputs.contains(&name);
+                    let v = self
+                        .bb
+                        .emit_named(Expr::Function(f), &name, None, output)
+                        .or_else(|e| self.builder_error(pos, e))?;
+                    scope.bind(&name, v);
+                }
+                Tok::Name(n)
+                    if matches!(self.peek_at(1), Tok::Punct("=")) && self.at_symbolic_decl() =>
+                {
+                    scope.symbolic(&n);
+                    self.skip_line();
+                }
+                Tok::Name(n) => {
+                    let output = outputs.contains(&n);
+                    self.binding(scope, output)?;
+                }
+                _ => return self.expected("a binding or `R.output(...)`"),
+            }
+        }
+    }
+
+    /// The names `R.output(...)` lists in the block at hand.
+    fn scan_outputs(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut i = self.at;
+        let mut depth = 0usize;
+        while i + 3 < self.toks.len() {
+            match &self.toks[i].0 {
+                Tok::Indent => depth += 1,
+                Tok::Dedent if depth == 0 => break,
+                Tok::Dedent => depth -= 1,
+                Tok::Name(r)
+                    if r == "R"
+                        && depth == 0
+                        && matches!(&self.toks[i + 1].0, Tok::Punct("."))
+                        && matches!(&self.toks[i + 2].0, Tok::Name(o) if o == "output") =>
+                {
+                    let mut j = i + 4;
+                    while let Some((t, _)) = self.toks.get(j) {
+                        match t {
+                            Tok::Name(n) => out.push(n.clone()),
+                            Tok::Punct(")") => break,
+                            _ => {}
+                        }
+                        j += 1;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// `if cond:` ... `else:` ..., each branch ending by binding the same
+    /// variable, which the `if` defines.
+    fn if_stmt(&mut self, scope: &mut Scope, in_dataflow: bool) -> PResult<()> {
+        let pos = self.pos();
+        self.keyword("if")?;
+        let cond = self.expr(scope)?;
+        self.punct(":")?;
+        self.newline()?;
+        let name = self.branch_var_name();
+        let then = self.branch(scope, &name, false)?;
+        self.keyword("else")?;
+        self.punct(":")?;
+        self.newline()?;
+        let otherwise = self.branch(scope, &name, true)?;
+        let cond = self
+            .bb
+            .normalize_argument(cond)
+            .or_else(|e| self.builder_error(pos, e))?;
+        let value: Expr = super::expr::If {
+            cond,
+            true_branch: Node::new(then),
+            false_branch: Node::new(otherwise),
+        }
+        .into();
+        let _ = in_dataflow;
+        let v = self
+            .bb
+            .emit_named(value, &name, None, false)
+            .or_else(|e| self.builder_error(pos, e))?;
+        scope.bind(&name, v);
+        Ok(())
+    }
+
+    /// The variable the branch's last binding defines (looked ahead).
+    fn branch_var_name(&self) -> String {
+        let mut i = self.at;
+        let mut depth = 0usize;
+        let mut last_stmt_start = None;
+        let mut line_start = true;
+        while i < self.toks.len() {
+            match &self.toks[i].0 {
+                Tok::Indent => {
+                    depth += 1;
+                    line_start = true;
+                }
+                Tok::Dedent => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                    line_start = true;
+                }
+                Tok::Newline => line_start = true,
+                Tok::Name(n) if line_start && depth == 1 => {
+                    last_stmt_start = Some(n.clone());
+                    line_start = false;
+                }
+                _ => line_start = false,
+            }
+            i += 1;
+        }
+        last_stmt_start.unwrap_or_default()
+    }
+
+    fn branch(&mut self, scope: &mut Scope, name: &str, else_branch: bool) -> PResult<SeqExpr> {
+        if !matches!(self.peek(), Tok::Indent) {
+            return self.expected("the branch, indented");
+        }
+        self.bump();
+        let saved = std::mem::replace(&mut self.in_else, else_branch);
+        let r = self.body(scope, BodyEnd::Branch(name));
+        self.in_else = saved;
+        r.map(|(seq, _)| seq)
+    }
+
+    /// `name [: ann] = value` into the builder.
+    fn binding(&mut self, scope: &mut Scope, output: bool) -> PResult<()> {
+        let pos = self.pos();
+        let (name, ann, value) = self.binding_parts(scope)?;
+        let v = match value {
+            BindingValue::Expr(e) => self.bb.emit_named(e, &name, ann, output),
+            BindingValue::MatchCast(e, s) => self.bb.emit_match_cast_named(e, s, &name, output),
+        }
+        .or_else(|e| self.builder_error(pos, e))?;
+        scope.bind(&name, v);
+        Ok(())
+    }
+
+    fn binding_parts(
+        &mut self,
+        scope: &mut Scope,
+    ) -> PResult<(String, Option<StructInfo>, BindingValue)> {
+        let name = self.name()?;
+        let ann = if self.eat_punct(":") {
+            Some(self.annotation(scope)?)
+        } else {
+            None
+        };
+        self.punct("=")?;
+        let value = if self.at_qualified("R", "match_cast") {
+            self.bump();
+            self.bump();
+            self.bump();
+            self.punct("(")?;
+            let v = self.expr(scope)?;
+            self.punct(",")?;
+            let s = self.annotation(scope)?;
+            self.punct(")")?;
+            BindingValue::MatchCast(v, s)
+        } else {
+            BindingValue::Expr(self.expr_top(scope)?)
+        };
+        self.newline()?;
+        Ok((name, ann, value))
+    }
+
+    // ---- expressions -------------------------------------------------------------
+
+    /// A value where a bare `a, b` is a tuple.
+    fn expr_top(&mut self, scope: &mut Scope) -> PResult<Expr> {
+        let first = self.expr(scope)?;
+        if !self.is_punct(",") {
+            return Ok(first);
+        }
+        let mut fields = vec![first];
+        while self.eat_punct(",") {
+            if matches!(self.peek(), Tok::Newline | Tok::Eof) {
+                break;
+            }
+            fields.push(self.expr(scope)?);
+        }
+        Ok(Expr::tuple(fields))
+    }
+
+    fn expr(&mut self, scope: &mut Scope) -> PResult<Expr> {
+        ir_core::stack::guarded(|| {
+            let mut e = self.atom(scope)?;
+            loop {
+                if self.eat_punct("[") {
+                    let index = match self.bump() {
+                        Tok::Int(i) if i >= 0 => i as usize,
+                        _ => return self.expected("a field index"),
+                    };
+                    self.punct("]")?;
+                    e = Expr::get_item(e, index);
+                } else if self.is_punct("(") && matches!(e, Expr::Var(_) | Expr::GlobalVar(_)) {
+                    self.bump();
+                    let args = self.args(scope)?;
+                    e = super::expr::Call {
+                        op: e,
+                        args,
+                        attrs: Attrs::new(),
+                        sinfo_args: Vec::new(),
+                    }
+                    .into();
+                } else {
+                    return Ok(e);
+                }
+            }
+        })
+    }
+
+    fn args(&mut self, scope: &mut Scope) -> PResult<Vec<Expr>> {
+        let mut args = Vec::new();
+        while !self.is_punct(")") {
+            args.push(self.expr(scope)?);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.punct(")")?;
+        Ok(args)
+    }
+
+    fn atom(&mut self, scope: &mut Scope) -> PResult<Expr> {
+        let pos = self.pos();
+        match self.peek().clone() {
+            Tok::Punct("(") => {
+                self.bump();
+                let mut fields = Vec::new();
+                let mut trailing_comma = false;
+                while !self.is_punct(")") {
+                    fields.push(self.expr(scope)?);
+                    trailing_comma = self.eat_punct(",");
+                    if !trailing_comma {
+                        break;
+                    }
+                }
+                self.punct(")")?;
+                Ok(if fields.len() == 1 && !trailing_comma {
+                    fields.pop().unwrap_or_else(|| Expr::tuple(Vec::new()))
+                } else {
+                    Expr::tuple(fields)
+                })
+            }
+            Tok::Name(n) if n == "R" && matches!(self.peek_at(1), Tok::Punct(".")) => {
+                self.bump();
+                self.bump();
+                let name = self.dotted_after()?;
+                self.r_call(scope, &name, pos)
+            }
+            Tok::Name(n) if n == "cls" || Some(n.as_str()) == self.class_name.as_deref() => {
+                self.bump();
+                self.punct(".")?;
+                let f = self.name()?;
+                match self.globals.get(&f) {
+                    Some(sig) => Ok(GlobalVar {
+                        name: f,
+                        sinfo: Some(sig.clone()),
+                    }
+                    .into()),
+                    None => self.error(format!("the module has no function `{f}`")),
+                }
+            }
+            Tok::Name(n) => {
+                self.bump();
+                if let Some(v) = scope.lookup(&n) {
+                    return Ok(Expr::Var(v.clone()));
+                }
+                if let Some(sig) = self.globals.get(&n) {
+                    return Ok(GlobalVar {
+                        name: n,
+                        sinfo: Some(sig.clone()),
+                    }
+                    .into());
+                }
+                if scope.symbolic.contains_key(&n) {
+                    return Ok(super::expr::PrimValue {
+                        value: scope.symbolic(&n),
+                    }
+                    .into());
+                }
+                Err(ParseError {
+                    line: pos.line,
+                    col: pos.col,
+                    message: format!("undefined variable `{n}`"),
+                })
+            }
+            Tok::Int(i) => {
+                self.bump();
+                Ok(super::expr::PrimValue {
+                    value: PrimExpr::int(i),
+                }
+                .into())
+            }
+            _ => self.expected("an expression"),
+        }
+    }
+
+    /// `R.<name>(...)`.
+    fn r_call(&mut self, scope: &mut Scope, name: &str, pos: Pos) -> PResult<Expr> {
+        match name {
+            "const" => {
+                self.punct("(")?;
+                let (values, shape, is_float, is_bool) = self.const_value()?;
+                let dtype = if self.eat_punct(",") {
+                    if self.is_name("dtype") {
+                        self.bump();
+                        self.punct("=")?;
+                    }
+                    match self.bump() {
+                        Tok::Str(s) => s.parse().or_else(|e: String| self.error(e))?,
+                        _ => return self.expected("a dtype string"),
+                    }
+                } else if is_bool {
+                    DataType::Bool
+                } else if is_float {
+                    DataType::F32
+                } else {
+                    DataType::Int(32)
+                };
+                self.punct(")")?;
+                Ok(Constant {
+                    data: ConstData {
+                        dtype,
+                        shape,
+                        values,
+                    },
+                }
+                .into())
+            }
+            "shape" => {
+                self.punct("(")?;
+                self.punct("[")?;
+                let values = self.prim_list(scope, "]")?;
+                self.punct(")")?;
+                Ok(Expr::shape(values))
+            }
+            "prim_value" => {
+                self.punct("(")?;
+                let value = self.prim(scope)?;
+                self.punct(")")?;
+                Ok(super::expr::PrimValue { value }.into())
+            }
+            "str" => {
+                self.punct("(")?;
+                let value = match self.bump() {
+                    Tok::Str(s) => s,
+                    _ => return self.expected("a string"),
+                };
+                self.punct(")")?;
+                Ok(super::expr::StringImm { value }.into())
+            }
+            "tuple" => {
+                self.punct("(")?;
+                let fields = self.args(scope)?;
+                Ok(Expr::tuple(fields))
+            }
+            "ExternFunc" => {
+                self.punct("(")?;
+                let name = match self.bump() {
+                    Tok::Str(s) => s,
+                    _ => return self.expected("a symbol name"),
+                };
+                self.punct(")")?;
+                Ok(super::expr::ExternFunc { name }.into())
+            }
+            op => {
+                let Some(def) = ops::lookup(op) else {
+                    return Err(ParseError {
+                        line: pos.line,
+                        col: pos.col,
+                        message: format!("unknown operator `R.{op}`"),
+                    });
+                };
+                self.punct("(")?;
+                let mut args = Vec::new();
+                let mut attrs = Attrs::new();
+                let positional_attrs: &[&str] = match op {
+                    "permute_dims" => &["axes"],
+                    "sum" => &["axis", "keepdims"],
+                    "concat" => &["axis"],
+                    "matmul" => &["out_dtype"],
+                    _ => &[],
+                };
+                while !self.is_punct(")") {
+                    if matches!(self.peek(), Tok::Name(_))
+                        && matches!(self.peek_at(1), Tok::Punct("="))
+                    {
+                        let key = self.name()?;
+                        self.punct("=")?;
+                        attrs.push((key, self.attr_value()?));
+                    } else if args.len() < def.arity {
+                        let arg = match (op, args.len()) {
+                            // A shape written as a tuple or list of integers.
+                            ("reshape", 1) if self.is_punct("(") || self.is_punct("[") => {
+                                let close = if self.eat_punct("(") {
+                                    ")"
+                                } else {
+                                    self.bump();
+                                    "]"
+                                };
+                                Expr::shape(self.prim_list(scope, close)?)
+                            }
+                            // `R.concat([x, y])`.
+                            ("concat", 0) if self.is_punct("[") => {
+                                self.bump();
+                                let mut fields = Vec::new();
+                                while !self.is_punct("]") {
+                                    fields.push(self.expr(scope)?);
+                                    if !self.eat_punct(",") {
+                                        break;
+                                    }
+                                }
+                                self.punct("]")?;
+                                Expr::tuple(fields)
+                            }
+                            _ => self.expr(scope)?,
+                        };
+                        args.push(arg);
+                    } else if let Some(key) = positional_attrs.get(attrs.len()) {
+                        attrs.push(((*key).to_owned(), self.attr_value()?));
+                    } else {
+                        return self.error(format!("R.{op} takes {} arguments", def.arity));
+                    }
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+                self.punct(")")?;
+                let attrs = ops::canonical_attrs(op, attrs).map_err(|m| ParseError {
+                    line: pos.line,
+                    col: pos.col,
+                    message: m,
+                })?;
+                Ok(super::expr::Call {
+                    op: super::expr::Op {
+                        name: op.to_owned(),
+                    }
+                    .into(),
+                    args,
+                    attrs,
+                    sinfo_args: Vec::new(),
+                }
+                .into())
+            }
+        }
+    }
+
+    /// A constant's value: a number, a bool, or nested lists of them.
+    fn const_value(&mut self) -> PResult<(Vec<f64>, Vec<i64>, bool, bool)> {
+        let mut values = Vec::new();
+        let mut shape: Vec<i64> = Vec::new();
+        let (mut is_float, mut is_bool) = (false, false);
+        self.const_nested(0, &mut values, &mut shape, &mut is_float, &mut is_bool)?;
+        Ok((values, shape, is_float, is_bool))
+    }
+
+    fn const_nested(
+        &mut self,
+        depth: usize,
+        values: &mut Vec<f64>,
+        shape: &mut Vec<i64>,
+        f: &mut bool,
+        b: &mut bool,
+    ) -> PResult<()> {
+        ir_core::stack::guarded(|| {
+            let negative = self.eat_punct("-");
+            let sign = if negative { -1.0 } else { 1.0 };
+            match self.peek().clone() {
+                Tok::Int(i) => {
+                    self.bump();
+                    values.push(sign * i as f64);
+                }
+                Tok::Float(x) => {
+                    self.bump();
+                    *f = true;
+                    values.push(sign * x);
+                }
+                Tok::Str(s) if !negative && matches!(s.as_str(), "inf" | "-inf" | "nan") => {
+                    self.bump();
+                    *f = true;
+                    values.push(s.parse::<f64>().unwrap_or(f64::NAN));
+                }
+                Tok::Name(n) if !negative && (n == "True" || n == "False") => {
+                    self.bump();
+                    *b = true;
+                    values.push(if n == "True" { 1.0 } else { 0.0 });
+                }
+                Tok::Punct("[") if !negative => {
+                    self.bump();
+                    let mut count = 0i64;
+                    while !self.is_punct("]") {
+                        self.const_nested(depth + 1, values, shape, f, b)?;
+                        count += 1;
+                        if !self.eat_punct(",") {
+                            break;
+                        }
+                    }
+                    self.punct("]")?;
+                    if shape.len() == depth {
+                        shape.push(count);
+                    } else if shape.get(depth) != Some(&count) {
+                        return self.error("the rows of a constant differ in length");
+                    }
+                }
+                _ => return self.expected("a number, a bool or a list"),
+            }
+            Ok(())
+        })
+    }
+
+    fn attr_value(&mut self) -> PResult<AttrValue> {
+        let negative = self.eat_punct("-");
+        match self.bump() {
+            Tok::Int(i) => Ok(AttrValue::Int(if negative { -i } else { i })),
+            Tok::Name(n) if n == "None" => Ok(AttrValue::Null),
+            Tok::Name(n) if n == "True" => Ok(AttrValue::Bool(true)),
+            Tok::Name(n) if n == "False" => Ok(AttrValue::Bool(false)),
+            Tok::Str(s) => Ok(AttrValue::Str(s)),
+            Tok::Punct(open @ ("[" | "(")) => {
+                let close = if open == "[" { "]" } else { ")" };
+                let mut v = Vec::new();
+                while !self.is_punct(close) {
+                    let neg = self.eat_punct("-");
+                    match self.bump() {
+                        Tok::Int(i) => v.push(if neg { -i } else { i }),
+                        _ => return self.expected("an integer"),
+                    }
+                    if !self.eat_punct(",") {
+                        break;
+                    }
+                }
+                self.punct(close)?;
+                Ok(AttrValue::Ints(v))
+            }
+            _ => self.expected("an attribute value"),
+        }
+    }
+
+    // ---- symbolic expressions ------------------------------------------------------
+
+    fn prim_list(&mut self, scope: &mut Scope, close: &str) -> PResult<Vec<PrimExpr>> {
+        let mut out = Vec::new();
+        while !self.is_punct(close) {
+            out.push(self.prim(scope)?);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.punct(close)?;
+        Ok(out)
+    }
+
+    fn prim(&mut self, scope: &mut Scope) -> PResult<PrimExpr> {
+        self.prim_level(scope, 0)
+    }
+
+    fn prim_level(&mut self, scope: &mut Scope, level: u8) -> PResult<PrimExpr> {
+        ir_core::stack::guarded(|| {
+            if level == 2 {
+                return self.prim_atom(scope);
+            }
+            let mut lhs = self.prim_level(scope, level + 1)?;
+            loop {
+                let op = match (level, self.peek()) {
+                    (0, Tok::Punct("+")) => BinOp::Add,
+                    (0, Tok::Punct("-")) => BinOp::Sub,
+                    (1, Tok::Punct("*")) => BinOp::Mul,
+                    (1, Tok::Punct("//")) => BinOp::FloorDiv,
+                    (1, Tok::Punct("%")) => BinOp::FloorMod,
+                    _ => return Ok(lhs),
+                };
+                self.bump();
+                let rhs = self.prim_level(scope, level + 1)?;
+                lhs = PrimExpr::binary(op, lhs, rhs);
+            }
+        })
+    }
+
+    fn prim_atom(&mut self, scope: &mut Scope) -> PResult<PrimExpr> {
+        ir_core::stack::guarded(|| match self.peek().clone() {
+            Tok::Int(i) => {
+                self.bump();
+                Ok(PrimExpr::int(i))
+            }
+            Tok::Punct("-") => {
+                self.bump();
+                let inner = self.prim_atom(scope)?;
+                Ok(match inner.as_int() {
+                    Some(v) => PrimExpr::int(-v),
+                    None => PrimExpr::binary(BinOp::Mul, inner, PrimExpr::int(-1)),
+                })
+            }
+            Tok::Punct("(") => {
+                self.bump();
+                let e = self.prim(scope)?;
+                self.punct(")")?;
+                Ok(e)
+            }
+            Tok::Str(s) => {
+                // A quoted expression: `"n + 1"`.
+                let pos = self.pos();
+                self.bump();
+                let mut sub = lex(&s).map_err(|e| ParseError {
+                    line: pos.line,
+                    col: pos.col,
+                    message: format!("in {s:?}: {}", e.message),
+                })?;
+                sub.retain(|(t, _)| !matches!(t, Tok::Newline));
+                let saved = (std::mem::replace(&mut self.toks, sub), self.at);
+                self.at = 0;
+                let r = self.prim(scope);
+                let complete = matches!(self.peek(), Tok::Eof);
+                self.toks = saved.0;
+                self.at = saved.1;
+                match r {
+                    Ok(e) if complete => Ok(e),
+                    Ok(_) => Err(ParseError {
+                        line: pos.line,
+                        col: pos.col,
+                        message: format!("{s:?} is not a shape expression"),
+                    }),
+                    Err(e) => Err(ParseError {
+                        line: pos.line,
+                        col: pos.col,
+                        message: format!("in {s:?}: {}", e.message),
+                    }),
+                }
+            }
+            Tok::Name(t) if t == "T" => {
+                self.bump();
+                self.punct(".")?;
+                let f = self.name()?;
+                self.punct("(")?;
+                let r = match f.as_str() {
+                    "min" | "max" => {
+                        let a = self.prim(scope)?;
+                        self.punct(",")?;
+                        let b = self.prim(scope)?;
+                        PrimExpr::binary(if f == "min" { BinOp::Min } else { BinOp::Max }, a, b)
+                    }
+                    "int64" | "int32" => self.prim(scope)?,
+                    _ => return self.error(format!("unknown function `T.{f}`")),
+                };
+                self.punct(")")?;
+                Ok(r)
+            }
+            Tok::Name(n) => {
+                self.bump();
+                Ok(scope.symbolic(&n))
+            }
+            _ => self.expected("a shape value"),
+        })
+    }
+
+    // ---- annotations -------------------------------------------------------------------
+
+    fn annotation(&mut self, scope: &mut Scope) -> PResult<StructInfo> {
+        ir_core::stack::guarded(|| {
+            let prefix = self.name()?;
+            self.punct(".")?;
+            let kind = self.name()?;
+            match (prefix.as_str(), kind.as_str()) {
+                ("R", "Tensor") => self.tensor_annotation(scope),
+                ("R", "Shape") => {
+                    if !self.eat_punct("(") {
+                        return Ok(ShapeStructInfo {
+                            values: None,
+                            ndim: -1,
+                        }
+                        .into());
+                    }
+                    let s = if self.eat_punct("[") || self.eat_punct("(") {
+                        let close = if matches!(self.toks[self.at - 1].0, Tok::Punct("[")) {
+                            "]"
+                        } else {
+                            ")"
+                        };
+                        StructInfo::shape(self.prim_list(scope, close)?)
+                    } else {
+                        self.keyword("ndim")?;
+                        self.punct("=")?;
+                        let ndim = self.small_int()?;
+                        ShapeStructInfo { values: None, ndim }.into()
+                    };
+                    self.punct(")")?;
+                    Ok(s)
+                }
+                ("R", "Object" | "Any") => Ok(StructInfo::object()),
+                ("I", "StringType") => {
+                    self.punct("(")?;
+                    self.punct(")")?;
+                    Ok(StructInfo::object())
+                }
+                ("R", "Prim") => {
+                    self.punct("(")?;
+                    let s = if self.is_name("value") {
+                        self.bump();
+                        self.punct("=")?;
+                        PrimStructInfo {
+                            dtype: DataType::I64,
+                            value: Some(self.prim(scope)?),
+                        }
+                        .into()
+                    } else {
+                        if self.is_name("dtype") {
+                            self.bump();
+                            self.punct("=")?;
+                        }
+                        match self.bump() {
+                            Tok::Str(d) => {
+                                StructInfo::prim(d.parse().or_else(|e: String| self.error(e))?)
+                            }
+                            _ => return self.expected("a dtype string"),
+                        }
+                    };
+                    self.punct(")")?;
+                    Ok(s)
+                }
+                ("T", dtype) => Ok(StructInfo::prim(
+                    dtype.parse().or_else(|e: String| self.error(e))?,
+                )),
+                ("R", "Tuple") => {
+                    if !self.eat_punct("(") {
+                        return Ok(StructInfo::tuple(Vec::new()));
+                    }
+                    let mut fields = Vec::new();
+                    while !self.is_punct(")") {
+                        fields.push(self.annotation(scope)?);
+                        if !self.eat_punct(",") {
+                            break;
+                        }
+                    }
+                    self.punct(")")?;
+                    Ok(StructInfo::tuple(fields))
+                }
+                ("R", "Callable") => {
+                    if !self.eat_punct("(") {
+                        return Ok(FuncStructInfo {
+                            params: None,
+                            ret: StructInfo::object(),
+                            pure: false,
+                        }
+                        .into());
+                    }
+                    self.punct("(")?;
+                    let mut params = Vec::new();
+                    while !self.is_punct(")") {
+                        params.push(self.annotation(scope)?);
+                        if !self.eat_punct(",") {
+                            break;
+                        }
+                    }
+                    self.punct(")")?;
+                    self.punct(",")?;
+                    let ret = self.annotation(scope)?;
+                    let pure = if self.eat_punct(",") {
+                        match self.name()?.as_str() {
+                            "True" => true,
+                            "False" => false,
+                            _ => return self.error("expected `True` or `False`"),
+                        }
+                    } else {
+                        true
+                    };
+                    self.punct(")")?;
+                    Ok(FuncStructInfo {
+                        params: Some(params),
+                        ret,
+                        pure,
+                    }
+                    .into())
+                }
+                _ => self.error(format!("unknown annotation `{prefix}.{kind}`")),
+            }
+        })
+    }
+
+    fn small_int(&mut self) -> PResult<i64> {
+        let negative = self.eat_punct("-");
+        match self.bump() {
+            Tok::Int(i) => Ok(if negative { -i } else { i }),
+            _ => self.expected("an integer"),
+        }
+    }
+
+    /// `R.Tensor`, `R.Tensor((2, n), "float32")`, `R.Tensor(ndim=2, dtype="float32")`.
+    fn tensor_annotation(&mut self, scope: &mut Scope) -> PResult<StructInfo> {
+        let mut shape = None;
+        let mut dtype = DataType::Void;
+        let mut ndim = -1;
+        if self.eat_punct("(") {
+            if self.is_punct("(") || self.is_punct("[") {
+                let close = if self.eat_punct("(") {
+                    ")"
+                } else {
+                    self.bump();
+                    "]"
+                };
+                shape = Some(self.prim_list(scope, close)?);
+                self.eat_punct(",");
+            }
+            if let Tok::Str(d) = self.peek().clone() {
+                self.bump();
+                dtype = d.parse().or_else(|e: String| self.error(e))?;
+                self.eat_punct(",");
+            }
+            while !self.is_punct(")") {
+                let key = self.name()?;
+                self.punct("=")?;
+                match key.as_str() {
+                    "dtype" => match self.bump() {
+                        Tok::Str(d) => dtype = d.parse().or_else(|e: String| self.error(e))?,
+                        _ => return self.expected("a dtype string"),
+                    },
+                    "ndim" => ndim = self.small_int()?,
+                    "shape" => {
+                        let close = if self.eat_punct("(") {
+                            ")"
+                        } else {
+                            self.punct("[")?;
+                            "]"
+                        };
+                        shape = Some(self.prim_list(scope, close)?);
+                    }
+                    _ => return self.error(format!("unknown tensor option `{key}`")),
+                }
+                if !self.eat_punct(",") {
+                    break;
+                }
+            }
+            self.punct(")")?;
+        }
+        Ok(match shape {
+            Some(shape) => TensorStructInfo {
+                ndim: shape.len() as i64,
+                shape: Some(shape),
+                dtype,
+            }
+            .into(),
+            None => StructInfo::tensor_ndim(ndim, dtype),
+        })
+    }
+}
+
+/// How a body ends.
+#[derive(Clone, Copy)]
+enum BodyEnd<'a> {
+    /// With `return value` (a function).
+    Return,
+    /// With a binding of this variable (an `if` branch).
+    Branch(&'a str),
+}
+
+enum BindingValue {
+    Expr(Expr),
+    MatchCast(Expr, StructInfo),
+}

@@ -1,0 +1,12 @@
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @R.function(private=True)
+    def main(A: R.Tensor((n, 16), dtype="int32")) -> R.Tensor((n, 16), dtype="int32"):
+        B: R.Tensor((n, 16), dtype="int32") = A
+        C: R.Tensor(dtype="int32", ndim=2) = R.add(B, B)
+        return C
