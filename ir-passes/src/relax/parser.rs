@@ -836,10 +836,10 @@ impl Parser {
                     line_start = true;
                 }
                 Tok::Dedent => {
-                    depth -= 1;
-                    if depth == 0 {
+                    if depth <= 1 {
                         break;
                     }
+                    depth -= 1;
                     line_start = true;
                 }
                 Tok::Newline => line_start = true,
