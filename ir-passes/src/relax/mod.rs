@@ -26,9 +26,11 @@ mod module;
 pub mod mutator;
 mod ops;
 mod parser;
+pub mod passes;
 mod prim;
 mod printer;
 mod sinfo;
+mod well_formed;
 
 pub use arith::{can_prove_equal, const_value, simplify};
 pub use builder::{BlockBuilder, BuilderError, is_leaf};
@@ -53,6 +55,7 @@ pub use sinfo::{
     StructInfoMutator, StructInfoRewriter, StructInfoVisitor, TensorStructInfo, TupleStructInfo,
     is_base_of, lca,
 };
+pub use well_formed::well_formed;
 
 use ir_core::Node;
 
@@ -133,6 +136,24 @@ impl Var {
         Node::new(Var {
             name: name.to_owned(),
             dataflow: false,
+            sinfo,
+        })
+    }
+
+    /// A new variable of the same kind and struct info, named `name`.
+    pub fn with_name(v: &Var, name: &str) -> Node<Var> {
+        Node::new(Var {
+            name: name.to_owned(),
+            dataflow: v.dataflow,
+            sinfo: v.sinfo.clone(),
+        })
+    }
+
+    /// A new variable of the same name and kind, of struct info `sinfo`.
+    pub fn with_sinfo(v: &Var, sinfo: StructInfo) -> Node<Var> {
+        Node::new(Var {
+            name: v.name.clone(),
+            dataflow: v.dataflow,
             sinfo,
         })
     }

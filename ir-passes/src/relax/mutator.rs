@@ -139,17 +139,12 @@ pub fn binding<M: ExprMutator + ?Sized>(m: &mut M, b: &Node<Binding>) -> Transfo
             var.sinfo.clone()
         }
     };
-    // A dataflow variable's definition stays a dataflow variable even if
-    // the pass's hook made a plain one (TVM #15688).
-    let keeps_kind = var.dataflow || !b.var.dataflow;
-    let final_var = if keeps_kind && ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
+    // The kind (dataflow or not) is the one the definition hook chose: a
+    // pass turning dataflow variables into outputs returns plain ones.
+    let final_var = if ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
         var.clone()
     } else {
-        Node::new(Var {
-            name: var.name.clone(),
-            dataflow: var.dataflow || b.var.dataflow,
-            sinfo,
-        })
+        Var::with_sinfo(&var, sinfo)
     };
     // Uses of the original, and of the variable a pass produced, mean the
     // final one (TVM #16367).

@@ -47,6 +47,8 @@ static OPS: &[OpDef] = &[
     op("concat", 1, concat),
     op("sum", 1, sum),
     op("shape_of", 1, shape_of),
+    op("astype", 1, astype),
+    op("nn.conv2d", 2, conv2d),
 ];
 
 /// The operator named `name` (without `R.`).
@@ -392,6 +394,98 @@ fn shape_of(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     .into())
 }
 
+fn astype(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(&args[0], "the data")?;
+    let dtype = match attr(attrs, "dtype") {
+        Some(AttrValue::Str(s)) => s.parse()?,
+        _ => return Err("astype needs a dtype".into()),
+    };
+    Ok(match &x.shape {
+        Some(shape) => StructInfo::tensor(shape.clone(), dtype),
+        None => StructInfo::tensor_ndim(x.ndim, dtype),
+    })
+}
+
+fn ints_attr(attrs: &Attrs, key: &str, len: usize) -> Result<Vec<i64>, String> {
+    match attr(attrs, key) {
+        Some(AttrValue::Ints(v)) if v.len() == len => Ok(v.clone()),
+        _ => Err(format!("conv2d's {key} needs {len} integers")),
+    }
+}
+
+fn layout_attr(attrs: &Attrs, key: &str, letters: &str) -> Result<Vec<usize>, String> {
+    let Some(AttrValue::Str(layout)) = attr(attrs, key) else {
+        return Err(format!("conv2d needs a {key}"));
+    };
+    let pos: Option<Vec<usize>> = letters.chars().map(|c| layout.find(c)).collect();
+    match pos {
+        Some(p) if layout.len() == 4 => Ok(p),
+        _ => Err(format!(
+            "conv2d's {key} `{layout}` is not a permutation of {letters}"
+        )),
+    }
+}
+
+/// 2-D convolution in any of the layouts of `N`, `C`, `H`, `W` (data and
+/// result) and `O`, `I`, `H`, `W` (kernel).
+fn conv2d(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let (x, w) = (
+        tensor(&args[0], "the data")?,
+        tensor(&args[1], "the kernel")?,
+    );
+    let dtype = match attr(attrs, "out_dtype") {
+        Some(AttrValue::Str(s)) => s.parse()?,
+        _ => join_dtype(x.dtype, w.dtype)?,
+    };
+    let (strides, padding, dilation) = (
+        ints_attr(attrs, "strides", 2)?,
+        ints_attr(attrs, "padding", 4)?,
+        ints_attr(attrs, "dilation", 2)?,
+    );
+    let [dn, dc, dh, dw] = layout_attr(attrs, "data_layout", "NCHW")?[..] else {
+        unreachable!("four letters")
+    };
+    let [ko, ki, kh, kw] = layout_attr(attrs, "kernel_layout", "OIHW")?[..] else {
+        unreachable!("four letters")
+    };
+    let out = layout_attr(attrs, "out_layout", "NCHW")?;
+    let (Some(xs), Some(ws)) = (&x.shape, &w.shape) else {
+        return Ok(StructInfo::tensor_ndim(4, dtype));
+    };
+    if xs.len() != 4 || ws.len() != 4 {
+        return Err("conv2d needs rank-4 data and kernel".into());
+    }
+    let _ = (dc, ki);
+    let spatial = |size: &PrimExpr, k: &PrimExpr, axis: usize| -> PrimExpr {
+        // (size + pad_lo + pad_hi - dilation * (k - 1) - 1) // stride + 1
+        let pad = padding[axis] + padding[axis + 2];
+        let reach = PrimExpr::binary(
+            BinOp::Mul,
+            PrimExpr::int(dilation[axis]),
+            PrimExpr::binary(BinOp::Sub, k.clone(), PrimExpr::int(1)),
+        );
+        let span = PrimExpr::binary(
+            BinOp::Sub,
+            PrimExpr::binary(BinOp::Add, size.clone(), PrimExpr::int(pad)),
+            PrimExpr::binary(BinOp::Add, reach, PrimExpr::int(1)),
+        );
+        simplify(&PrimExpr::binary(
+            BinOp::Add,
+            PrimExpr::binary(BinOp::FloorDiv, span, PrimExpr::int(strides[axis])),
+            PrimExpr::int(1),
+        ))
+    };
+    let n = xs[dn].clone();
+    let c = ws[ko].clone();
+    let h = spatial(&xs[dh], &ws[kh], 0);
+    let wd = spatial(&xs[dw], &ws[kw], 1);
+    let mut shape = vec![PrimExpr::int(0); 4];
+    for (letter, value) in [(0, n), (1, c), (2, h), (3, wd)] {
+        shape[out[letter]] = value;
+    }
+    Ok(StructInfo::tensor(shape, dtype))
+}
+
 /// Rewrites a call as TVM builds it: `R.reshape`'s `-1` is resolved from
 /// the data's shape. `None` when the call stays as it is.
 pub fn legalize_call(name: &str, args: &[Expr], arg_sinfo: &[StructInfo]) -> Option<Vec<Expr>> {
@@ -423,6 +517,17 @@ pub fn canonical_attrs(name: &str, given: Attrs) -> Result<Attrs, String> {
         "matmul" => vec![("out_dtype".into(), AttrValue::Null)],
         "permute_dims" => vec![("axes".into(), AttrValue::Null)],
         "concat" => vec![("axis".into(), AttrValue::Int(0))],
+        "astype" => vec![("dtype".into(), AttrValue::Str("float32".into()))],
+        "nn.conv2d" => vec![
+            ("strides".into(), AttrValue::Ints(vec![1, 1])),
+            ("padding".into(), AttrValue::Ints(vec![0, 0, 0, 0])),
+            ("dilation".into(), AttrValue::Ints(vec![1, 1])),
+            ("groups".into(), AttrValue::Int(1)),
+            ("data_layout".into(), AttrValue::Str("NCHW".into())),
+            ("kernel_layout".into(), AttrValue::Str("OIHW".into())),
+            ("out_layout".into(), AttrValue::Str("NCHW".into())),
+            ("out_dtype".into(), AttrValue::Null),
+        ],
         "sum" => vec![
             ("axis".into(), AttrValue::Null),
             ("keepdims".into(), AttrValue::Bool(false)),
@@ -433,9 +538,14 @@ pub fn canonical_attrs(name: &str, given: Attrs) -> Result<Attrs, String> {
         let Some(slot) = attrs.iter_mut().find(|(k, _)| *k == key) else {
             return Err(format!("R.{name} has no attribute `{key}`"));
         };
-        slot.1 = match (name, value) {
-            ("sum", AttrValue::Int(i)) => AttrValue::Ints(vec![i]),
-            (_, v) => v,
+        slot.1 = match (name, key.as_str(), value) {
+            ("sum", _, AttrValue::Int(i)) => AttrValue::Ints(vec![i]),
+            ("nn.conv2d", "strides" | "dilation", AttrValue::Int(i)) => AttrValue::Ints(vec![i, i]),
+            ("nn.conv2d", "padding", AttrValue::Int(i)) => AttrValue::Ints(vec![i; 4]),
+            ("nn.conv2d", "padding", AttrValue::Ints(v)) if v.len() == 2 => {
+                AttrValue::Ints(vec![v[0], v[1], v[0], v[1]])
+            }
+            (_, _, v) => v,
         };
     }
     Ok(attrs)

@@ -1123,6 +1123,7 @@ impl Parser {
                     "sum" => &["axis", "keepdims"],
                     "concat" => &["axis"],
                     "matmul" => &["out_dtype"],
+                    "astype" => &["dtype"],
                     _ => &[],
                 };
                 while !self.is_punct(")") {

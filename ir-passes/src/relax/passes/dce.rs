@@ -1,0 +1,175 @@
+//! `dce`: dead-code elimination (TVM's `DeadCodeElimination`). Bindings
+//! whose variables are never used and whose values have no side effects go,
+//! in and out of dataflow blocks, in nested functions and `if` branches too;
+//! blocks left empty go. Private functions that no public function reaches
+//! go, unless some call names a function outside the module (then which
+//! functions are reachable is unknown and none is removed).
+
+use ir_core::{Node, Transformed};
+use rustc_hash::FxHashSet;
+
+use super::uses::used_vars;
+use crate::relax::RelaxModule;
+use crate::relax::expr::{
+    Binding, BindingBlock, Expr, ExprVisitor, Function, GlobalVar, If, SeqExpr,
+};
+use crate::relax::prim::PrimExprVisitor;
+use crate::relax::sinfo::{StructInfo, StructInfoVisitor};
+
+/// Whether evaluating `e` may have an effect: a call to something not
+/// known to be pure.
+fn impure(e: &Expr) -> bool {
+    let Expr::Call(c) = e else { return false };
+    match &c.op {
+        Expr::Op(op) => !crate::relax::ops::lookup(&op.name).is_some_and(|d| d.pure),
+        callee => !matches!(
+            crate::relax::sinfo_of(callee),
+            Ok(StructInfo::FuncStructInfo(f)) if f.pure
+        ),
+    }
+}
+
+/// The sequence without its dead bindings; `Keep` when nothing is dead.
+pub fn remove_unused_bindings(seq: &Node<SeqExpr>) -> Transformed<Node<SeqExpr>> {
+    ir_core::stack::guarded(|| {
+        let mut live = FxHashSet::default();
+        used_vars(&seq.body, &mut live);
+        // Backwards: a binding is live if a later live one (or the result) uses it.
+        let mut kept: Vec<Vec<Node<Binding>>> = vec![Vec::new(); seq.blocks.len()];
+        let mut changed = false;
+        for (bi, block) in seq.blocks.iter().enumerate().rev() {
+            for b in block.bindings.iter().rev() {
+                let value = match inner(&b.value) {
+                    Transformed::Keep => None,
+                    Transformed::Replace(v) => Some(v),
+                };
+                if live.contains(&b.var.addr()) || impure(&b.value) {
+                    let value_ref = value.as_ref().unwrap_or(&b.value);
+                    used_vars(value_ref, &mut live);
+                    kept[bi].push(match value {
+                        None => b.clone(),
+                        Some(v) => {
+                            changed = true;
+                            Node::new(Binding {
+                                value: v,
+                                cast: b.cast.clone(),
+                                var: b.var.clone(),
+                            })
+                        }
+                    });
+                } else {
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return Transformed::Keep;
+        }
+        let blocks = seq
+            .blocks
+            .iter()
+            .zip(kept)
+            .filter(|(_, k)| !k.is_empty())
+            .map(|(block, mut k)| {
+                k.reverse();
+                let same = k.len() == block.bindings.len()
+                    && k.iter().zip(&block.bindings).all(|(a, b)| a.same_as(b));
+                if same {
+                    block.clone()
+                } else {
+                    Node::new(BindingBlock {
+                        bindings: k,
+                        dataflow: block.dataflow,
+                    })
+                }
+            })
+            .collect();
+        Transformed::Replace(Node::new(SeqExpr {
+            blocks,
+            body: seq.body.clone(),
+        }))
+    })
+}
+
+/// Dead code inside a bound value: a nested function's body, an `if`'s branches.
+fn inner(e: &Expr) -> Transformed<Expr> {
+    match e {
+        Expr::Function(f) => in_function(f).map(Expr::Function),
+        Expr::If(i) => {
+            let t = remove_unused_bindings(&i.true_branch);
+            let f = remove_unused_bindings(&i.false_branch);
+            if t.is_keep() && f.is_keep() {
+                return Transformed::Keep;
+            }
+            Transformed::Replace(
+                If {
+                    cond: i.cond.clone(),
+                    true_branch: t.unwrap_or_clone(&i.true_branch),
+                    false_branch: f.unwrap_or_clone(&i.false_branch),
+                }
+                .into(),
+            )
+        }
+        _ => Transformed::Keep,
+    }
+}
+
+fn in_function(f: &Node<Function>) -> Transformed<Node<Function>> {
+    remove_unused_bindings(&f.body).map(|body| {
+        Node::new(Function {
+            body,
+            ..(**f).clone()
+        })
+    })
+}
+
+/// Global names a function refers to.
+struct Globals(FxHashSet<String>);
+impl PrimExprVisitor for Globals {}
+impl StructInfoVisitor for Globals {}
+impl ExprVisitor for Globals {
+    fn visit_global_var(&mut self, g: &Node<GlobalVar>) {
+        self.0.insert(g.name.clone());
+    }
+}
+
+/// Dead bindings and unreachable private functions removed; `entry`
+/// functions count as public.
+pub fn dead_code_elimination(module: &RelaxModule, entry: &[String]) -> RelaxModule {
+    let mut out = module.clone();
+    for (name, f) in module.functions() {
+        if let Transformed::Replace(g) = in_function(f) {
+            let _ = out.update_function(name, g);
+        }
+    }
+    // Reachability from the public functions.
+    let mut reached: FxHashSet<String> = out
+        .functions()
+        .filter(|(name, f)| !f.private || entry.iter().any(|e| e == name))
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    let mut work: Vec<String> = reached.iter().cloned().collect();
+    while let Some(name) = work.pop() {
+        let Some(f) = out.get(&name) else { continue };
+        let mut g = Globals(FxHashSet::default());
+        g.visit_function(f);
+        for callee in g.0 {
+            if !out.contains(&callee) {
+                // Reachability is unknown: keep every function.
+                return out;
+            }
+            if reached.insert(callee.clone()) {
+                work.push(callee);
+            }
+        }
+    }
+    let unreached: Vec<String> = out
+        .names()
+        .filter(|n| !reached.contains(*n))
+        .map(str::to_owned)
+        .collect();
+    for name in unreached {
+        let _ = out.remove_function(&name);
+    }
+    out
+}

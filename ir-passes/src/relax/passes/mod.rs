@@ -1,0 +1,13 @@
+//! Relax passes, each usable on its own and by name from [`registry`].
+
+mod dce;
+mod normalize;
+mod registry;
+mod to_non_dataflow;
+mod uses;
+
+pub use dce::{dead_code_elimination, remove_unused_bindings};
+pub use normalize::normalize_module;
+pub use registry::{DEFAULT_PIPELINE, registry};
+pub use to_non_dataflow::to_non_dataflow;
+pub use uses::used_vars;

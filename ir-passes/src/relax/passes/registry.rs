@@ -1,0 +1,127 @@
+//! The Relax passes by name, for pipelines such as `normalize,dce`
+//! (what `ir-opt` runs on TVMScript).
+
+use ir_core::Transformed;
+use ir_core::pass::{
+    FunctionPass, ModulePass, Pass, PassContext, PassError, PassOptions, PassRegistry,
+};
+
+use super::dce::{dead_code_elimination, remove_unused_bindings};
+use super::normalize::normalize_module_function;
+use super::to_non_dataflow::to_non_dataflow;
+use crate::relax::expr::{Expr, Function};
+use crate::relax::{RelaxModule, well_formed};
+use ir_core::Node;
+
+/// The pipeline `ir-opt` runs on its Relax demo.
+pub const DEFAULT_PIPELINE: &str = "normalize,dce";
+
+type Func = Node<Function>;
+
+/// The registry of Relax passes: `normalize`, `dce` (option `entry`, a
+/// function to keep as if public), `to-non-dataflow` and `well-formed` (a
+/// check that changes nothing).
+///
+/// ```
+/// use ir_core::pass::PassContext;
+/// use ir_passes::relax::{parse_module, print_module, passes::registry};
+///
+/// let text = r#"# from tvm.script import ir as I
+/// ## from tvm.script import relax as R
+///
+/// @I.ir_module
+/// class Module:
+///     @R.function
+///     def main(x: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+///         unused: R.Tensor((2,), dtype="float32") = R.exp(x)
+///         return x"#;
+/// let passes = registry().pipeline("dce").unwrap();
+/// let out = PassContext::default().run(&passes, &parse_module(text).unwrap()).unwrap();
+/// assert!(!print_module(&out).contains("unused"));
+/// ```
+pub fn registry() -> PassRegistry<Func> {
+    let mut r = PassRegistry::new();
+    r.register(
+        "normalize",
+        "A-normal form with struct info derived (TVM's Normalize)",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(FunctionPass::new(
+                "normalize",
+                0,
+                |f: &Func, _: &RelaxModule, _: &PassContext<Func>| {
+                    normalize_module_function(f).map_err(|e| PassError::new(e.0))
+                },
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "dce",
+        "remove unused pure bindings and unreachable private functions (option entry=<name>)",
+        |o: &PassOptions| {
+            let entry: Vec<String> = o
+                .get("entry")
+                .map(|e| vec![e.to_owned()])
+                .unwrap_or_default();
+            o.expect_only(&["entry"])?;
+            Ok(Box::new(ModulePass::new(
+                "dce",
+                1,
+                move |m: &RelaxModule, _: &PassContext<Func>| Ok(dead_code_elimination(m, &entry)),
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "remove-unused-bindings",
+        "remove unused pure bindings only (functions stay)",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(FunctionPass::new(
+                "remove-unused-bindings",
+                1,
+                |f: &Func, _: &RelaxModule, _: &PassContext<Func>| {
+                    Ok(remove_unused_bindings(&f.body).map(|body| {
+                        Node::new(Function {
+                            body,
+                            ..(**f).clone()
+                        })
+                    }))
+                },
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "to-non-dataflow",
+        "dataflow blocks become ordinary blocks (TVM's ToNonDataflow)",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(FunctionPass::new(
+                "to-non-dataflow",
+                0,
+                |f: &Func, _: &RelaxModule, _: &PassContext<Func>| match to_non_dataflow(
+                    &Expr::Function(f.clone()),
+                ) {
+                    Ok(Expr::Function(g)) if !g.same_as(f) => Ok(Transformed::Replace(g)),
+                    Ok(_) => Ok(Transformed::Keep),
+                    Err(e) => Err(PassError::new(e.0)),
+                },
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "well-formed",
+        "check well-formedness; change nothing",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(ModulePass::new(
+                "well-formed",
+                0,
+                |m: &RelaxModule, _: &PassContext<Func>| {
+                    well_formed(m).map_err(PassError::new)?;
+                    Ok(m.clone())
+                },
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r
+}

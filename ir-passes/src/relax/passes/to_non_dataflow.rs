@@ -1,0 +1,57 @@
+//! `to-non-dataflow`: dataflow blocks become ordinary blocks and dataflow
+//! variables ordinary variables (TVM's `ToNonDataflow`), written as a
+//! normalizing mutator that overrides two hooks.
+
+use ir_core::{Node, Transformed};
+
+use crate::relax::BuilderError;
+use crate::relax::expr::{BindingBlock, Expr, ExprMutator, Var};
+use crate::relax::mutator::{self, MutatorState, run_mutator};
+use crate::relax::prim::PrimExprMutator;
+use crate::relax::sinfo::StructInfoMutator;
+
+#[derive(Default)]
+struct ToNonDataflow(MutatorState);
+
+impl PrimExprMutator for ToNonDataflow {}
+impl StructInfoMutator for ToNonDataflow {}
+
+impl ExprMutator for ToNonDataflow {
+    fn mutator_state(&mut self) -> &mut MutatorState {
+        &mut self.0
+    }
+
+    /// A dataflow block's bindings go into an ordinary block.
+    fn mutate_binding_block(&mut self, block: &Node<BindingBlock>) -> Transformed<Expr> {
+        if !block.dataflow {
+            return mutator::binding_block(self, block);
+        }
+        let plain = BindingBlock {
+            bindings: block.bindings.clone(),
+            dataflow: false,
+        };
+        let _ = self.0.builder.begin_binding_block();
+        for b in &plain.bindings {
+            let _ = self.mutate_binding(b);
+        }
+        match self.0.builder.end_block() {
+            Ok(b) => Transformed::Replace(Expr::BindingBlock(b)),
+            Err(_) => Transformed::Keep,
+        }
+    }
+
+    /// A dataflow variable is defined as an ordinary one; the binding hook
+    /// remaps its uses.
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        if v.dataflow {
+            Transformed::Replace(Var::new(&v.name, v.sinfo.clone()))
+        } else {
+            Transformed::Keep
+        }
+    }
+}
+
+/// `e` without dataflow blocks.
+pub fn to_non_dataflow(e: &Expr) -> Result<Expr, BuilderError> {
+    run_mutator(&mut ToNonDataflow::default(), e)
+}
