@@ -96,19 +96,18 @@ impl StructInfoVisitor<Flow> for Check<'_> {}
 
 impl ExprVisitor<Flow> for Check<'_> {
     fn visit_var(&mut self, v: &Node<Var>) -> Flow {
-        if !self.defined.contains(&v.addr()) {
-            return ControlFlow::Break(format!("variable {} is used but not defined", v.name));
-        }
-        if v.dataflow
-            && !self
-                .dataflow
-                .as_ref()
-                .is_some_and(|b| b.contains(&v.addr()))
-        {
+        let in_block = self
+            .dataflow
+            .as_ref()
+            .is_some_and(|b| b.contains(&v.addr()));
+        if v.dataflow && !in_block && self.ever.contains(&v.addr()) {
             return ControlFlow::Break(format!(
                 "dataflow variable {} is used outside its dataflow block",
                 v.name
             ));
+        }
+        if !self.defined.contains(&v.addr()) {
+            return ControlFlow::Break(format!("variable {} is used but not defined", v.name));
         }
         ControlFlow::Continue(())
     }
