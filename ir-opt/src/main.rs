@@ -1,10 +1,11 @@
-//! `ir-opt`: parse a program of one of irkit's dialects (Relay, or the
-//! Tensor IR), run passes on it by name, print the result.
+//! `ir-opt`: parse a program of one of irkit's dialects (Relay, Relax's
+//! TVMScript, or the Tensor IR), run passes on it by name, print the result.
 //!
 //! With no FILE it runs the dialect's default pipeline on a built-in demo
 //! and shows before and after. With a FILE (or `-` for stdin) only the passes
 //! named by `--passes` run, none when it is absent (parse, verify, print).
 
+mod relax;
 mod tensor_ir;
 
 use std::io::Read;
@@ -24,6 +25,8 @@ use ir_passes::relay::{
 enum Dialect {
     /// TVM's Relay text (`def @main(...) { ... }` or expression text).
     Relay,
+    /// TVM's Relax, as TVMScript (`@I.ir_module class Module: ...`).
+    Relax,
     /// The loop-level Tensor IR (`func f(A: [s32 * 4]): void { ... }`).
     TensorIr,
 }
@@ -36,14 +39,15 @@ enum Emit {
     Dot,
 }
 
-/// Optimize Relay and Tensor IR programs with irkit passes.
+/// Optimize Relay, Relax and Tensor IR programs with irkit passes.
 #[derive(Parser)]
 #[command(name = "ir-opt", version)]
 struct Args {
     /// The program (`-` for standard input); without it, the dialect's built-in demo.
     file: Option<String>,
     /// The input's dialect; by default Tensor IR when the text starts with
-    /// `func` (or the file ends in `.tir`), Relay otherwise.
+    /// `func` (or the file ends in `.tir`), Relax when it is TVMScript
+    /// (`@I.ir_module`, `@R.function`), Relay otherwise.
     #[arg(long, value_enum)]
     dialect: Option<Dialect>,
     /// Passes to run, e.g. `fold-constant,dce{inline-once=true},cse`.
@@ -147,6 +151,8 @@ fn dialect_of(args: &Args, input: Option<&(String, String)>) -> Dialect {
                 .find(|l| !l.is_empty() && !l.starts_with("//"));
             if origin.ends_with(".tir") || first.is_some_and(|l| l.starts_with("func ")) {
                 Dialect::TensorIr
+            } else if relax::is_tvmscript(text) {
+                Dialect::Relax
             } else {
                 Dialect::Relay
             }
@@ -210,6 +216,7 @@ fn run(args: Args) -> Result<ExitCode, String> {
     };
     match dialect_of(&args, input.as_ref()) {
         Dialect::TensorIr => tensor_ir::run(&args, input),
+        Dialect::Relax => relax::run(&args, input),
         Dialect::Relay => run_relay(&args, input),
     }
 }

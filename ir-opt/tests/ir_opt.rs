@@ -330,3 +330,82 @@ fn the_tensor_ir_demo_runs_its_default_pipeline() {
     assert!(!after.contains("for j"), "{after}");
     assert!(after.contains("B[0] = n"), "{after}");
 }
+
+const RELAX: &str = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 4), dtype="float32")) -> R.Tensor(("n", 4), dtype="float32"):
+        n = T.int64()
+        with R.dataflow():
+            lv: R.Tensor((n, 4), dtype="float32") = R.exp(x)
+            dead: R.Tensor((n, 4), dtype="float32") = R.add(lv, x)
+            gv: R.Tensor((n, 4), dtype="float32") = R.nn.relu(lv)
+            R.output(gv)
+        return gv
+"#;
+
+#[test]
+fn tvmscript_is_recognized_and_relax_passes_run_by_name() {
+    let out = ir_opt(&["-", "--passes", "dce", "--verify-each"], Some(RELAX));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        r#"# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((n, 4), dtype="float32")) -> R.Tensor((n, 4), dtype="float32"):
+        with R.dataflow():
+            lv: R.Tensor((n, 4), dtype="float32") = R.exp(x)
+            gv: R.Tensor((n, 4), dtype="float32") = R.nn.relu(lv)
+            R.output(gv)
+        return gv
+"#
+    );
+    // --expect compares up to the names of variables, symbolic ones included.
+    let renamed = RELAX
+        .replace("lv", "t0")
+        .replace("\"n\"", "\"m\"")
+        .replace("n = T", "m = T")
+        .replace("(n, 4)", "(m, 4)");
+    let expect = temp_file(
+        "relax_expected.py",
+        &renamed.replace(
+            "            dead: R.Tensor((m, 4), dtype=\"float32\") = R.add(t0, x)\n",
+            "",
+        ),
+    );
+    let out = ir_opt(&["-", "--passes", "dce", "--expect", &expect], Some(RELAX));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn relax_errors_name_the_place_and_keep_exit_code_2() {
+    let bad = RELAX.replace("R.exp(x)", "R.exp(y)");
+    let out = ir_opt(&["-"], Some(&bad));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        text(&out.stderr),
+        "ir-opt: -: 10:59: undefined variable `y`\n"
+    );
+    let out = ir_opt(&["-", "--passes", "nope"], Some(RELAX));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("nope"));
+}
+
+#[test]
+fn the_relax_demo_runs_its_default_pipeline() {
+    let out = ir_opt(&["--dialect", "relax"], None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let (before, after) = stdout.split_once("# After normalize,dce:").unwrap();
+    assert!(before.contains("dead:") && before.contains("def unused"));
+    assert!(!after.contains("dead:") && !after.contains("def unused"));
+}
