@@ -529,21 +529,11 @@ impl BlockBuilder {
                 let body = self.normalize_scope(&func.body);
                 self.scopes.pop();
                 let body = body?;
-                // The declared result is refined to what the body is known
-                // to be, when that is more specific.
-                let actual = sinfo_of(&body.body).map_err(BuilderError)?;
-                let refine = is_base_of(&func.ret_sinfo, &actual)
-                    && !ir_core::structural::structural_eq(&func.ret_sinfo, &actual);
-                Ok(if body.same_as(&func.body) && !refine {
+                Ok(if body.same_as(&func.body) {
                     value
                 } else {
                     Function {
                         body,
-                        ret_sinfo: if refine {
-                            actual
-                        } else {
-                            func.ret_sinfo.clone()
-                        },
                         ..(**func).clone()
                     }
                     .into()

@@ -1,11 +1,13 @@
 //! Relax passes, each usable on its own and by name from [`registry`].
 
+mod canonicalize;
 mod dce;
 mod normalize;
 mod registry;
 mod to_non_dataflow;
 mod uses;
 
+pub use canonicalize::canonicalize_bindings;
 pub use dce::{dead_code_elimination, remove_unused_bindings};
 pub use normalize::normalize_module;
 pub use registry::{DEFAULT_PIPELINE, registry};

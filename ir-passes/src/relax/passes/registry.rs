@@ -6,6 +6,7 @@ use ir_core::pass::{
     FunctionPass, ModulePass, Pass, PassContext, PassError, PassOptions, PassRegistry,
 };
 
+use super::canonicalize::canonicalize_bindings;
 use super::dce::{dead_code_elimination, remove_unused_bindings};
 use super::normalize::normalize_module_function;
 use super::to_non_dataflow::to_non_dataflow;
@@ -86,6 +87,20 @@ pub fn registry() -> PassRegistry<Func> {
                             ..(**f).clone()
                         })
                     }))
+                },
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "canonicalize-bindings",
+        "trivial bindings removed and their uses rewritten (TVM's CanonicalizeBindings)",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(FunctionPass::new(
+                "canonicalize-bindings",
+                1,
+                |f: &Func, _: &RelaxModule, _: &PassContext<Func>| {
+                    canonicalize_bindings(f).map_err(|e| PassError::new(e.0))
                 },
             )) as Box<dyn Pass<Func>>)
         },

@@ -1,0 +1,349 @@
+//! `canonicalize-bindings` (TVM's `CanonicalizeBindings`): trivial bindings
+//! go and their uses name the original, as far as scoping allows.
+//!
+//! * `y = x` (and `y = R.match_cast(x, S)` when `x` is already known to be
+//!   `S`): uses of `y` become `x`, and the binding goes.
+//! * An output `gv = lv` of a variable defined in the same dataflow block:
+//!   `lv`'s definition is renamed `gv` instead (a dataflow variable cannot
+//!   be used after its block, and the output's name is the one that stays),
+//!   and every use of `lv` becomes `gv`, earlier ones included.
+//! * `w = t[i]` of a tuple `t = (.., x, ..)` bound in the function is `w = x`;
+//!   `(t[0], .., t[n-1])` of an `n`-tuple `t` is `t`.
+//! * A variable bound to a constant (or to a constant field of a tuple
+//!   literal) is replaced by the constant where it is used.
+//! * A variable defined in a dataflow block and used only inside it becomes
+//!   a dataflow variable.
+//!
+//! An analysis finds all of it first (a use may come before the trivial
+//! binding that renames its variable), then a normalizing mutator applies
+//! it; it re-derives the struct info of bindings whose values changed.
+
+use ir_core::{Node, Transformed};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::relax::BuilderError;
+use crate::relax::expr::{Binding, Expr, ExprMutator, ExprVisitor, Function, SeqExpr, Var};
+use crate::relax::mutator::{self, MutatorState, run_mutator};
+use crate::relax::prim::{PrimExprMutator, PrimExprVisitor};
+use crate::relax::sinfo::{StructInfo, StructInfoMutator, StructInfoVisitor, is_base_of};
+
+/// What the analysis decided.
+#[derive(Default)]
+struct Plan {
+    /// Variable -> the variable its uses become.
+    replace: FxHashMap<usize, Node<Var>>,
+    /// Bindings (by variable) that go.
+    drop: FxHashSet<usize>,
+    /// Definition of a dataflow variable -> the output variable it becomes.
+    rename_def: FxHashMap<usize, Node<Var>>,
+    /// Variables bound to tuple literals: their fields.
+    tuples: FxHashMap<usize, Vec<Expr>>,
+    /// Variables bound to constants (directly, or as a field of a tuple
+    /// literal): their uses become the constant; the binding stays.
+    constants: FxHashMap<usize, Expr>,
+    /// `w = t[i]`: w -> (t, i).
+    items: FxHashMap<usize, (Node<Var>, usize)>,
+    /// The dataflow block (an index) each variable was defined in.
+    home: FxHashMap<usize, usize>,
+    /// Variables used outside their home dataflow block, after the plan's
+    /// replacements.
+    used_outside: FxHashSet<usize>,
+    /// The same, before any replacement.
+    used_outside_raw: FxHashSet<usize>,
+    /// Output variables to turn into dataflow variables.
+    demote: FxHashSet<usize>,
+    blocks: usize,
+}
+
+impl Plan {
+    fn resolve(&self, v: &Node<Var>) -> Node<Var> {
+        let mut v = v.clone();
+        let mut steps = 0;
+        while let Some(next) = self.replace.get(&v.addr()) {
+            if next.same_as(&v) || steps > self.replace.len() {
+                break;
+            }
+            v = next.clone();
+            steps += 1;
+        }
+        v
+    }
+
+    /// The constant a binding's value is, if it is one.
+    fn constant(&self, b: &Binding) -> Option<Expr> {
+        match (&b.value, &b.cast) {
+            (Expr::Constant(_), None) => Some(b.value.clone()),
+            (Expr::TupleGetItem(g), None) => {
+                let Expr::Var(t) = &g.tuple else { return None };
+                match self.tuples.get(&self.resolve(t).addr())?.get(g.index)? {
+                    c @ Expr::Constant(_) => Some(c.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The variable a trivial value stands for, if it is one.
+    fn trivial(&self, b: &Binding) -> Option<Node<Var>> {
+        match (&b.value, &b.cast) {
+            (Expr::Var(u), None) => Some(u.clone()),
+            (Expr::Var(u), Some(cast)) if is_base_of(cast, &u.sinfo) => Some(u.clone()),
+            (Expr::TupleGetItem(g), None) => {
+                let Expr::Var(t) = &g.tuple else { return None };
+                match self.tuples.get(&self.resolve(t).addr())?.get(g.index)? {
+                    Expr::Var(field) => Some(field.clone()),
+                    _ => None,
+                }
+            }
+            (Expr::Tuple(t), None) if !t.fields.is_empty() => {
+                // (t[0], ..., t[n-1]) of one n-tuple t is t itself.
+                let mut whole: Option<Node<Var>> = None;
+                for (i, f) in t.fields.iter().enumerate() {
+                    let Expr::Var(f) = f else { return None };
+                    let (src, idx) = self.items.get(&f.addr())?;
+                    if *idx != i || whole.as_ref().is_some_and(|w| !w.same_as(src)) {
+                        return None;
+                    }
+                    whole = Some(src.clone());
+                }
+                let whole = whole?;
+                match &whole.sinfo {
+                    StructInfo::TupleStructInfo(s) if s.fields.len() == t.fields.len() => {
+                        Some(whole)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn seq(&mut self, seq: &SeqExpr) {
+        for block in &seq.blocks {
+            let id = block.dataflow.then(|| {
+                self.blocks += 1;
+                self.blocks
+            });
+            for b in &block.bindings {
+                self.binding(b, id);
+            }
+        }
+    }
+
+    fn binding(&mut self, b: &Binding, block: Option<usize>) {
+        match &b.value {
+            Expr::Function(f) => self.function(f),
+            Expr::If(i) => {
+                self.seq(&i.true_branch);
+                self.seq(&i.false_branch);
+            }
+            Expr::Tuple(t) => {
+                self.tuples.insert(b.var.addr(), t.fields.clone());
+            }
+            Expr::TupleGetItem(g) => {
+                if let Expr::Var(t) = &g.tuple {
+                    self.items.insert(b.var.addr(), (self.resolve(t), g.index));
+                }
+            }
+            _ => {}
+        }
+        if let Some(id) = block {
+            self.home.insert(b.var.addr(), id);
+        }
+        if let Some(c) = self.constant(b) {
+            self.constants.insert(b.var.addr(), c);
+            return;
+        }
+        let Some(u) = self.trivial(b) else { return };
+        let cu = self.resolve(&u);
+        let v = &b.var;
+        self.drop.insert(v.addr());
+        let same_block = block.is_some() && self.home.get(&cu.addr()) == block.as_ref();
+        // (Only a definition that stays can be renamed: `cu` may itself be
+        // the new name of an earlier one.)
+        let stays = !self.drop.contains(&cu.addr()) && !self.rename_def.contains_key(&cu.addr());
+        // Only an output used after its block needs to keep its name.
+        let needed = self.used_outside_raw.contains(&v.addr());
+        if !v.dataflow && same_block && stays && needed {
+            // In a dataflow block, the definition takes the output's name.
+            self.rename_def.insert(cu.addr(), v.clone());
+            self.replace.insert(cu.addr(), v.clone());
+        } else if !v.dataflow && cu.dataflow && needed {
+            // Not expressible by renaming: keep the binding.
+            self.drop.remove(&v.addr());
+        } else {
+            self.replace.insert(v.addr(), cu);
+        }
+    }
+
+    fn function(&mut self, f: &Function) {
+        self.seq(&f.body);
+    }
+}
+
+/// Records, after planning, which variables are used outside their block.
+struct UseScan<'a> {
+    plan: &'a mut Plan,
+    block: Option<usize>,
+    blocks: usize,
+}
+
+impl PrimExprVisitor for UseScan<'_> {}
+impl StructInfoVisitor for UseScan<'_> {}
+impl ExprVisitor for UseScan<'_> {
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        if let Some(block) = self.block {
+            self.plan.home.insert(v.addr(), block);
+        }
+    }
+    fn visit_var(&mut self, v: &Node<Var>) {
+        let r = self.plan.resolve(v);
+        let home = self.plan.home.get(&r.addr()).copied();
+        if home.is_some() && home != self.block {
+            self.plan.used_outside.insert(r.addr());
+        }
+    }
+    fn visit_binding_block(&mut self, b: &Node<crate::relax::expr::BindingBlock>) {
+        let saved = self.block;
+        if b.dataflow {
+            self.blocks += 1;
+            self.block = Some(self.blocks);
+        } else {
+            self.block = None;
+        }
+        for binding in &b.bindings {
+            if !self.plan.drop.contains(&binding.var.addr()) {
+                self.visit_binding(binding);
+            }
+        }
+        self.block = saved;
+    }
+    fn visit_seq_expr(&mut self, s: &Node<SeqExpr>) {
+        for b in &s.blocks {
+            self.visit_binding_block(b);
+        }
+        let saved = self.block.take();
+        self.visit_expr(&s.body);
+        self.block = saved;
+    }
+}
+
+struct Canonicalize {
+    state: MutatorState,
+    plan: Plan,
+}
+
+impl PrimExprMutator for Canonicalize {}
+impl StructInfoMutator for Canonicalize {}
+
+impl ExprMutator for Canonicalize {
+    fn mutator_state(&mut self) -> &mut MutatorState {
+        &mut self.state
+    }
+
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
+        let r = self.plan.resolve(v);
+        if let Some(c) = self.plan.constants.get(&r.addr()) {
+            return Transformed::Replace(c.clone());
+        }
+        match mutator::var_use(self, &r) {
+            Transformed::Keep if r.same_as(v) => Transformed::Keep,
+            Transformed::Keep => Transformed::Replace(Expr::Var(r)),
+            replaced => replaced,
+        }
+    }
+
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        let target = self.plan.rename_def.get(&v.addr()).cloned();
+        let current = target.clone().unwrap_or_else(|| v.clone());
+        if self.plan.demote.contains(&current.addr()) {
+            let demoted = Node::new(Var {
+                name: current.name.clone(),
+                dataflow: true,
+                sinfo: current.sinfo.clone(),
+            });
+            // Uses name the renamed variable: they follow to the new one.
+            self.state.remap(&current, &demoted);
+            return Transformed::Replace(demoted);
+        }
+        match target {
+            Some(t) => Transformed::Replace(t),
+            None => Transformed::Keep,
+        }
+    }
+
+    fn mutate_binding(&mut self, b: &Node<Binding>) -> Transformed<Expr> {
+        if self.plan.drop.contains(&b.var.addr()) {
+            return Transformed::Keep;
+        }
+        mutator::binding(self, b)
+    }
+}
+
+/// `f` with its bindings canonicalized.
+pub fn canonicalize_bindings(
+    f: &Node<Function>,
+) -> Result<Transformed<Node<Function>>, BuilderError> {
+    let mut plan = Plan::default();
+    let scan = |plan: &mut Plan| {
+        UseScan {
+            plan,
+            block: None,
+            blocks: 0,
+        }
+        .visit_seq_expr(&f.body)
+    };
+    // Where each variable lives and is used, then the plan, then the uses
+    // again with the plan's replacements.
+    scan(&mut plan);
+    plan.used_outside_raw = std::mem::take(&mut plan.used_outside);
+    plan.function(f);
+    if plan.drop.is_empty() && plan.home.is_empty() && plan.constants.is_empty() {
+        return Ok(Transformed::Keep);
+    }
+    scan(&mut plan);
+    // Outputs of dataflow blocks used only inside them become dataflow variables.
+    let outputs: Vec<(usize, Node<Var>)> = collect_outputs(f, &plan);
+    for (addr, var) in outputs {
+        if !plan.used_outside.contains(&addr) && !var.dataflow {
+            plan.demote.insert(addr);
+        }
+    }
+    let mut pass = Canonicalize {
+        state: MutatorState::default(),
+        plan,
+    };
+    let out = run_mutator(&mut pass, &Expr::Function(f.clone()))?;
+    Ok(match out {
+        Expr::Function(g) if !g.same_as(f) => Transformed::Replace(g),
+        _ => Transformed::Keep,
+    })
+}
+
+/// The variables that end up defined in dataflow blocks as outputs (after
+/// renaming), by the address of the variable that will hold the name.
+fn collect_outputs(f: &Function, plan: &Plan) -> Vec<(usize, Node<Var>)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<&SeqExpr> = vec![&f.body];
+    while let Some(seq) = stack.pop() {
+        for block in &seq.blocks {
+            for b in &block.bindings {
+                match &b.value {
+                    Expr::Function(g) => stack.push(&g.body),
+                    Expr::If(i) => {
+                        stack.push(&i.true_branch);
+                        stack.push(&i.false_branch);
+                    }
+                    _ => {}
+                }
+                if !block.dataflow || plan.drop.contains(&b.var.addr()) {
+                    continue;
+                }
+                let v = plan.rename_def.get(&b.var.addr()).unwrap_or(&b.var);
+                out.push((v.addr(), v.clone()));
+            }
+        }
+    }
+    out
+}
