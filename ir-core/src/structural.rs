@@ -11,6 +11,7 @@
 //! | `#[ir(skip)]` data | a variable kind (`#[ir(def)]` on its variant) | no: a variable is its binding site; names never matter |
 //! | `#[ir(skip, eq = false)]` | any | no (spans, name hints) |
 //! | `#[ir(skip, eq = true)]` | any | yes (a variable's dtype, say) |
+//! | `#[ir(annotation)]` | any | always, structurally (a variable's type); never walked by passes |
 //!
 //! # Which nodes correspond
 //!

@@ -53,6 +53,17 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                         .with_span(&f.ty),
                 );
             }
+            for f in fields.fields.iter().filter(|f| f.annotation.is_present()) {
+                if f.skip.is_present() || f.eq.is_some() || f.tail.is_present() {
+                    errors.push(
+                        Error::custom(
+                            "an `annotation` is never walked and always compared structurally: \
+                             it takes no `skip`, `eq` or `tail`",
+                        )
+                        .with_span(&f.annotation.span()),
+                    );
+                }
+            }
             check_tail(&fields.fields, &mut errors);
             let fields = fields
                 .fields
@@ -248,7 +259,8 @@ fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldM
     FieldModel {
         member,
         ty: field.ty,
-        child: !field.skip.is_present(),
+        child: !field.skip.is_present() && !field.annotation.is_present(),
+        annotation: field.annotation.is_present() && !field.skip.is_present(),
         eq: field.eq,
         generic,
         tail: field.tail.is_present() && !field.skip.is_present(),
@@ -321,7 +333,10 @@ fn check_tail(fields: &[Field], errors: &mut darling::error::Accumulator) {
                 Error::custom("a `tail` field is a child: it cannot also be `skip`")
                     .with_span(&first.tail.span()),
             );
-        } else if let Some(last_child) = fields.iter().rev().find(|f| !f.skip.is_present())
+        } else if let Some(last_child) = fields
+            .iter()
+            .rev()
+            .find(|f| !f.skip.is_present() && !f.annotation.is_present())
             && !std::ptr::eq(last_child, first)
         {
             errors.push(

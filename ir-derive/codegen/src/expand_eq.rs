@@ -10,6 +10,7 @@ use crate::model::{FamilyModel, FieldModel, KindModel, StructModel};
 /// of a variable kind (see the table in `ir_core::structural`).
 fn counts(f: &FieldModel, as_var: bool) -> bool {
     !f.child
+        && !f.annotation
         && match f.eq {
             Some(explicit) => explicit,
             None => !as_var,
@@ -66,7 +67,11 @@ pub fn for_struct(s: &StructModel) -> TokenStream {
         more,
     );
     let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
-    let heads = s.fields.iter().filter(|f| f.child && !f.tail);
+    // Annotations compare like children, before them (they never bind).
+    let heads = s
+        .fields
+        .iter()
+        .filter(|f| f.annotation || (f.child && !f.tail));
     let (data_eq, data_hash) = data_parts(s.fields.iter().filter(|f| counts(f, false)));
     let (var_eq, var_hash) = data_parts(s.fields.iter().filter(|f| counts(f, true)));
     let (head_eq, head_hash) = child_parts(k, heads);

@@ -35,6 +35,8 @@ pub struct FieldModel {
     pub generic: bool,
     /// `#[ir(tail)]`: the last child, continuing a chain (see `ir_core::spine`).
     pub tail: bool,
+    /// `#[ir(annotation)]`: not a child, compared structurally.
+    pub annotation: bool,
     pub span: Span,
 }
 

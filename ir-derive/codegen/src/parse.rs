@@ -65,6 +65,11 @@ pub struct Field {
     /// (a let's body); default hooks follow such chains in a loop.
     #[darling(default)]
     pub tail: darling::util::Flag,
+    /// `#[ir(annotation)]`: not a child (passes do not walk or rebuild it; it
+    /// is carried over), but compared and hashed structurally: a variable's
+    /// type, which may mention variables bound elsewhere.
+    #[darling(default)]
+    pub annotation: darling::util::Flag,
 }
 
 /// One variant of a family enum.

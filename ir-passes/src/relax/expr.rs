@@ -78,7 +78,9 @@ pub struct Var {
     /// A `DataflowVar`.
     #[ir(skip, eq = true)]
     pub dataflow: bool,
-    /// What is known about its value.
+    /// What is known about its value: compared structurally, not walked
+    /// (a use does not visit its type, as in TVM).
+    #[ir(annotation)]
     pub sinfo: StructInfo,
 }
 
@@ -171,7 +173,10 @@ pub struct Function {
     pub params: Vec<Node<Var>>,
     /// The body.
     pub body: Node<SeqExpr>,
-    /// The declared (or inferred) result.
+    /// The declared (or inferred) result: compared structurally, not
+    /// walked (nested functions' types nest; walking them at every level
+    /// would cost the square of the depth).
+    #[ir(annotation)]
     pub ret_sinfo: StructInfo,
     /// Whether it is pure.
     #[ir(skip)]

@@ -285,7 +285,8 @@ pub fn visit_with_new_scope<M: ExprMutator + ?Sized>(
 
 /// A function: its parameters (a replaced one is remapped in the body), its
 /// body in a new scope; the declared result is kept while it still
-/// describes the body, and re-derived otherwise.
+/// describes the body, and re-derived otherwise (it is not visited: a pass
+/// that rewrites types in signatures overrides this hook).
 pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Transformed<Expr> {
     let mut params: Option<Vec<Node<Var>>> = None;
     for (i, p) in f.params.iter().enumerate() {
@@ -304,12 +305,11 @@ pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Trans
         }
     }
     let body = visit_with_new_scope(m, &f.body, params.as_deref().unwrap_or(&f.params));
-    let ret = m.mutate_struct_info(&f.ret_sinfo);
-    if params.is_none() && body.is_keep() && ret.is_keep() {
+    if params.is_none() && body.is_keep() {
         return Transformed::Keep;
     }
     let body = body.unwrap_or_clone(&f.body);
-    let declared = ret.unwrap_or_clone(&f.ret_sinfo);
+    let declared = f.ret_sinfo.clone();
     let ret_sinfo = match sinfo_of(&body.body) {
         Ok(actual) if !is_base_of(&declared, &actual) => actual,
         _ => declared,

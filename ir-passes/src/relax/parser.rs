@@ -793,6 +793,11 @@ impl Parser {
     /// `if cond:` ... `else:` ..., each branch ending by binding the same
     /// variable, which the `if` defines.
     fn if_stmt(&mut self, scope: &mut Scope, in_dataflow: bool) -> PResult<()> {
+        // Nested `if`s recurse through here.
+        ir_core::stack::guarded(|| self.if_stmt_inner(scope, in_dataflow))
+    }
+
+    fn if_stmt_inner(&mut self, scope: &mut Scope, in_dataflow: bool) -> PResult<()> {
         let pos = self.pos();
         self.keyword("if")?;
         let cond = self.expr(scope)?;

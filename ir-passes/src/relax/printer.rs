@@ -259,6 +259,17 @@ impl Printer {
     }
 
     fn binding(&mut self, out: &mut String, b: &Node<Binding>, names: &mut Names, level: usize) {
+        // Nested `if`s and functions recurse through here.
+        ir_core::stack::guarded(|| self.binding_inner(out, b, names, level))
+    }
+
+    fn binding_inner(
+        &mut self,
+        out: &mut String,
+        b: &Node<Binding>,
+        names: &mut Names,
+        level: usize,
+    ) {
         let pad = indent(level);
         match (&b.value, &b.cast) {
             (Expr::Function(f), None) => {

@@ -120,6 +120,10 @@ impl Plan {
     }
 
     fn seq(&mut self, seq: &SeqExpr) {
+        ir_core::stack::guarded(|| self.seq_inner(seq))
+    }
+
+    fn seq_inner(&mut self, seq: &SeqExpr) {
         for block in &seq.blocks {
             let id = block.dataflow.then(|| {
                 self.blocks += 1;
