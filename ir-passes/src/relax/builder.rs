@@ -155,11 +155,15 @@ impl BlockBuilder {
     /// Opens a block, reusing the spare storage that best fits `size`
     /// bindings, so that a warm builder does not grow a block again.
     fn begin_sized(&mut self, dataflow: bool, size: usize) {
+        // Only the few most recently freed blocks are looked at, so that
+        // opening a block costs the same however many are spare.
         let fits = |f: &Frame| f.bindings.capacity() >= size;
-        let best = (0..self.spare.len())
+        let recent = self.spare.len().saturating_sub(4)..self.spare.len();
+        let best = recent
+            .clone()
             .filter(|&i| fits(&self.spare[i]))
             .min_by_key(|&i| self.spare[i].bindings.capacity())
-            .or_else(|| (0..self.spare.len()).max_by_key(|&i| self.spare[i].bindings.capacity()));
+            .or_else(|| recent.max_by_key(|&i| self.spare[i].bindings.capacity()));
         let mut frame = match best {
             Some(i) => self.spare.swap_remove(i),
             None => Frame {
@@ -552,7 +556,7 @@ impl BlockBuilder {
     /// empty blocks drop.
     fn normalize_scope(&mut self, seq: &Node<SeqExpr>) -> Result<Node<SeqExpr>, BuilderError> {
         self.begin(false);
-        let body = match self.normalize_inner(seq.body.clone()) {
+        let body = match self.normalize_argument(seq.body.clone()) {
             Ok(b) => b,
             Err(e) => {
                 let frame = self.pop_frame()?;
@@ -742,7 +746,10 @@ impl BlockBuilder {
         }
         // The output's own nested parts go in a last block.
         self.begin(false);
-        let body = self.normalize_value(output);
+        // A result that is not a leaf or a tuple is bound, as in TVM.
+        let body = self
+            .normalize_value(output)
+            .and_then(|v| self.normalize_argument(v));
         let mut frame = self.pop_frame()?;
         let body = body?;
         if !frame.bindings.is_empty() {

@@ -31,39 +31,42 @@ fn impure(e: &Expr) -> bool {
 
 /// The sequence without its dead bindings; `Keep` when nothing is dead.
 pub fn remove_unused_bindings(seq: &Node<SeqExpr>) -> Transformed<Node<SeqExpr>> {
+    dce_seq(seq).0
+}
+
+/// A sequence's dead bindings removed, and the variables it uses that it
+/// does not define (so that each scope is walked once: an enclosing scope
+/// learns what a nested one uses from this set, not by walking it again).
+fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, FxHashSet<usize>) {
     ir_core::stack::guarded(|| {
-        let mut live = FxHashSet::default();
-        used_vars(&seq.body, &mut live);
+        let (body, mut live) = dce_value(&seq.body);
         // Backwards: a binding is live if a later live one (or the result) uses it.
         let mut kept: Vec<Vec<Node<Binding>>> = vec![Vec::new(); seq.blocks.len()];
-        let mut changed = false;
+        let mut changed = body.is_replace();
         for (bi, block) in seq.blocks.iter().enumerate().rev() {
             for b in block.bindings.iter().rev() {
-                let value = match inner(&b.value) {
-                    Transformed::Keep => None,
-                    Transformed::Replace(v) => Some(v),
-                };
-                if live.contains(&b.var.addr()) || impure(&b.value) {
-                    let value_ref = value.as_ref().unwrap_or(&b.value);
-                    used_vars(value_ref, &mut live);
-                    kept[bi].push(match value {
-                        None => b.clone(),
-                        Some(v) => {
-                            changed = true;
-                            Node::new(Binding {
-                                value: v,
-                                cast: b.cast.clone(),
-                                var: b.var.clone(),
-                            })
-                        }
-                    });
-                } else {
+                let defined = live.remove(&b.var.addr());
+                if !defined && !impure(&b.value) {
                     changed = true;
+                    continue;
                 }
+                let (value, uses) = dce_value(&b.value);
+                live.extend(uses);
+                kept[bi].push(match value {
+                    Transformed::Keep => b.clone(),
+                    Transformed::Replace(v) => {
+                        changed = true;
+                        Node::new(Binding {
+                            value: v,
+                            cast: b.cast.clone(),
+                            var: b.var.clone(),
+                        })
+                    }
+                });
             }
         }
         if !changed {
-            return Transformed::Keep;
+            return (Transformed::Keep, live);
         }
         let blocks = seq
             .blocks
@@ -84,33 +87,57 @@ pub fn remove_unused_bindings(seq: &Node<SeqExpr>) -> Transformed<Node<SeqExpr>>
                 }
             })
             .collect();
-        Transformed::Replace(Node::new(SeqExpr {
-            blocks,
-            body: seq.body.clone(),
-        }))
+        let body = body.unwrap_or_clone(&seq.body);
+        (
+            Transformed::Replace(Node::new(SeqExpr { blocks, body })),
+            live,
+        )
     })
 }
 
-/// Dead code inside a bound value: a nested function's body, an `if`'s branches.
-fn inner(e: &Expr) -> Transformed<Expr> {
+/// Dead code inside a value (a nested function's body, an `if`'s
+/// branches), and the variables the value uses.
+fn dce_value(e: &Expr) -> (Transformed<Expr>, FxHashSet<usize>) {
     match e {
-        Expr::Function(f) => in_function(f).map(Expr::Function),
-        Expr::If(i) => {
-            let t = remove_unused_bindings(&i.true_branch);
-            let f = remove_unused_bindings(&i.false_branch);
-            if t.is_keep() && f.is_keep() {
-                return Transformed::Keep;
+        Expr::Function(f) => {
+            let (body, mut uses) = dce_seq(&f.body);
+            for p in &f.params {
+                uses.remove(&p.addr());
             }
-            Transformed::Replace(
-                If {
-                    cond: i.cond.clone(),
-                    true_branch: t.unwrap_or_clone(&i.true_branch),
-                    false_branch: f.unwrap_or_clone(&i.false_branch),
-                }
-                .into(),
-            )
+            let out = body.map(|body| {
+                Expr::Function(Node::new(Function {
+                    body,
+                    ..(**f).clone()
+                }))
+            });
+            (out, uses)
         }
-        _ => Transformed::Keep,
+        Expr::If(i) => {
+            let mut uses = FxHashSet::default();
+            used_vars(&i.cond, &mut uses);
+            let (t, ut) = dce_seq(&i.true_branch);
+            let (f, uf) = dce_seq(&i.false_branch);
+            uses.extend(ut);
+            uses.extend(uf);
+            if t.is_keep() && f.is_keep() {
+                return (Transformed::Keep, uses);
+            }
+            let out = If {
+                cond: i.cond.clone(),
+                true_branch: t.unwrap_or_clone(&i.true_branch),
+                false_branch: f.unwrap_or_clone(&i.false_branch),
+            };
+            (Transformed::Replace(out.into()), uses)
+        }
+        Expr::SeqExpr(s) => {
+            let (out, uses) = dce_seq(s);
+            (out.map(Expr::SeqExpr), uses)
+        }
+        e => {
+            let mut uses = FxHashSet::default();
+            used_vars(e, &mut uses);
+            (Transformed::Keep, uses)
+        }
     }
 }
 
