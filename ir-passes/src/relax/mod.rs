@@ -1,19 +1,58 @@
 //! A Relax-style dialect (TVM's current IR): expressions with struct info
 //! and symbolic shapes, binding blocks and dataflow blocks, a block builder
-//! that normalizes to A-normal form, and a normalizing mutator whose default
-//! hooks emit into it — all from the derives.
+//! that normalizes to A-normal form, a normalizing mutator whose default
+//! hooks emit into it — all from the derives — TVMScript text, and passes.
+//!
+//! A pass overrides only the kinds it cares about. This one rewrites
+//! `R.subtract(a, b)` into `R.add(a, R.negative(b))`; it returns a nested
+//! call, and the normalizing mutator binds the inner one and re-derives
+//! struct info:
 //!
 //! ```
-//! use ir_passes::relax::{BlockBuilder, DataType, Expr, PrimExpr, StructInfo, sinfo_of};
+//! use ir_passes::relax::*;
+//! use ir_core::{Node, Transformed};
 //!
-//! let n = PrimExpr::var("n");
-//! let mut bb = BlockBuilder::new();
-//! let x = bb.param("x", StructInfo::tensor(vec![n.clone().into(), 1.into()], DataType::F32));
-//! let y = bb.param("y", StructInfo::tensor(vec![1.into(), 4.into()], DataType::F32));
-//! bb.begin_binding_block().unwrap();
-//! // Broadcasting (n, 1) with (1, 4) gives (n, 4).
-//! let z = bb.emit(Expr::call_op("add", vec![x.into(), y.into()]), "z").unwrap();
-//! assert_eq!(z.sinfo.tensor_parts().unwrap().shape.as_ref().unwrap()[1].to_string(), "4");
+//! #[derive(Default)]
+//! struct SubToAdd(MutatorState);
+//! impl PrimExprMutator for SubToAdd {}
+//! impl StructInfoMutator for SubToAdd {}
+//! impl ExprMutator for SubToAdd {
+//!     fn mutator_state(&mut self) -> &mut MutatorState {
+//!         &mut self.0
+//!     }
+//!     fn mutate_call(&mut self, call: &Node<Call>) -> Transformed<Expr> {
+//!         let call = call.rebuild(self);
+//!         match (&call.op, &call.args[..]) {
+//!             (Expr::Op(op), [a, b]) if op.name == "subtract" => Transformed::Replace(
+//!                 Expr::call_op("add", vec![a.clone(), Expr::call_op("negative", vec![b.clone()])]),
+//!             ),
+//!             _ => call.into(),
+//!         }
+//!     }
+//! }
+//!
+//! let text = r#"# from tvm.script import ir as I
+//! ## from tvm.script import relax as R
+//!
+//! @I.ir_module
+//! class Module:
+//!     @R.function
+//!     def main(x: R.Tensor((4,), dtype="float32"), y: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+//!         z: R.Tensor((4,), dtype="float32") = R.subtract(x, y)
+//!         return z"#;
+//! let module = parse_module(text).unwrap();
+//! let main = Expr::Function(module.get("main").unwrap().clone());
+//! let Expr::Function(out) = run_mutator(&mut SubToAdd::default(), &main).unwrap() else { panic!() };
+//! assert_eq!(
+//!     print_function("main", &out),
+//!     r#"# from tvm.script import relax as R
+//!
+//! @R.function
+//! def main(x: R.Tensor((4,), dtype="float32"), y: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+//!     gv: R.Tensor((4,), dtype="float32") = R.negative(y)
+//!     z: R.Tensor((4,), dtype="float32") = R.add(x, gv)
+//!     return z"#
+//! );
 //! ```
 
 mod arith;
