@@ -97,7 +97,7 @@ impl Poly {
         }
         let mut out = Poly::default();
         for (mono, k) in &self.terms {
-            if k % c != 0 {
+            if k.checked_rem(c)? != 0 {
                 return None;
             }
             let mut rest = mono.clone();
@@ -105,7 +105,7 @@ impl Poly {
                 let at = rest.iter().position(|x| x == a)?;
                 rest.remove(at);
             }
-            out.terms.insert(rest, k / c);
+            out.terms.insert(rest, k.checked_div(c)?);
         }
         Some(out)
     }
@@ -114,10 +114,11 @@ impl Poly {
     fn exact_div(&self, c: i64) -> Option<Poly> {
         let mut out = Poly::default();
         for (mono, k) in &self.terms {
-            if k % c != 0 {
+            // Checked: `i64::MIN / -1` overflows.
+            if k.checked_rem(c)? != 0 {
                 return None;
             }
-            out.terms.insert(mono.clone(), k / c);
+            out.terms.insert(mono.clone(), k.checked_div(c)?);
         }
         Some(out)
     }
@@ -236,8 +237,8 @@ impl Atoms {
             out = Some(match (out, c < 0) {
                 (None, false) => term,
                 (None, true) => match term.as_int() {
-                    Some(v) => PrimExpr::int(-v),
-                    None => PrimExpr::binary(BinOp::Mul, term, PrimExpr::int(-1)),
+                    Some(v) if v != i64::MIN => PrimExpr::int(-v),
+                    _ => PrimExpr::binary(BinOp::Mul, term, PrimExpr::int(-1)),
                 },
                 (Some(acc), false) => PrimExpr::binary(BinOp::Add, acc, term),
                 (Some(acc), true) => PrimExpr::binary(BinOp::Sub, acc, term),

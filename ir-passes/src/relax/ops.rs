@@ -458,7 +458,7 @@ fn conv2d(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     let _ = (dc, ki);
     let spatial = |size: &PrimExpr, k: &PrimExpr, axis: usize| -> PrimExpr {
         // (size + pad_lo + pad_hi - dilation * (k - 1) - 1) // stride + 1
-        let pad = padding[axis] + padding[axis + 2];
+        let pad = padding[axis].saturating_add(padding[axis + 2]);
         let reach = PrimExpr::binary(
             BinOp::Mul,
             PrimExpr::int(dilation[axis]),

@@ -1336,8 +1336,8 @@ impl Parser {
                 self.bump();
                 let inner = self.prim_atom(scope)?;
                 Ok(match inner.as_int() {
-                    Some(v) => PrimExpr::int(-v),
-                    None => PrimExpr::binary(BinOp::Mul, inner, PrimExpr::int(-1)),
+                    Some(v) if v != i64::MIN => PrimExpr::int(-v),
+                    _ => PrimExpr::binary(BinOp::Mul, inner, PrimExpr::int(-1)),
                 })
             }
             Tok::Punct("(") => {

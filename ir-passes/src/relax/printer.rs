@@ -321,6 +321,7 @@ impl Printer {
             Expr::Constant(c) => {
                 let d = &c.data;
                 let inline = d.shape.is_empty()
+                    && d.values.len() == 1
                     && matches!(
                         d.dtype,
                         super::DataType::Bool
@@ -328,7 +329,11 @@ impl Printer {
                             | super::DataType::Float(16 | 32 | 64)
                     );
                 if inline {
-                    format!("R.const({}, \"{}\")", scalar(d.values[0], d.dtype), d.dtype)
+                    format!(
+                        "R.const({}, \"{}\")",
+                        scalar(d.values.first().copied().unwrap_or(0.0), d.dtype),
+                        d.dtype
+                    )
                 } else {
                     self.metadata += 1;
                     format!("metadata[\"ir.GenericConst\"][{}]", self.metadata - 1)
