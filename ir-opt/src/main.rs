@@ -7,6 +7,7 @@
 
 mod relax;
 mod tensor_ir;
+mod text_dialect;
 
 use std::io::Read;
 use std::process::ExitCode;
