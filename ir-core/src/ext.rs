@@ -523,6 +523,19 @@ impl<V: ?Sized, R: VisitResult> VisitAdapter<'_, V, R> {
             }
         }
     }
+
+    /// [`forward`](Self::forward) to one hook, named as a function item
+    /// (`<V as ExprVisitor<R>>::visit_call`): the generated adapter then has
+    /// no closure per hook for the compiler to check and build.
+    #[doc(hidden)]
+    #[inline]
+    pub fn forward_to<N: ?Sized>(
+        &mut self,
+        node: &N,
+        hook: impl FnOnce(&mut V, &N) -> R,
+    ) -> ControlFlow<()> {
+        self.forward(|pass| hook(pass, node))
+    }
 }
 
 /// The default `visit_ext` hook: visits the node's children with `visitor`.

@@ -57,7 +57,7 @@ pub use structural::StructuralEq;
 pub use transformed::{Rewrite, Transformed};
 #[doc(hidden)]
 pub use visit::{__visit_default, __visit_entry};
-pub use visit::{Visit, VisitKind, VisitResult, Walk, visit_preorder};
+pub use visit::{DerivedStruct, Visit, VisitKind, VisitResult, Walk, visit_preorder};
 
 /// The module chains were driven from before [`driver`] took over in-place
 /// mode too; its items are there now.

@@ -98,6 +98,19 @@ pub trait RebuildFields<M: ?Sized>: Sized {
     fn rebuild_fields_in_place(&mut self, mutator: &mut M) -> bool;
 }
 
+/// A derived struct's default recursion is its [`Mutate`] (its fields, in
+/// order): see [`DerivedStruct`](crate::visit::DerivedStruct).
+impl<M: ?Sized, T: Mutate<M> + crate::visit::DerivedStruct> RebuildFields<M> for T {
+    #[inline(always)]
+    fn rebuild_fields(&self, mutator: &mut M) -> Transformed<Self> {
+        self.mutate(mutator)
+    }
+    #[inline(always)]
+    fn rebuild_fields_in_place(&mut self, mutator: &mut M) -> bool {
+        self.mutate_in_place(mutator)
+    }
+}
+
 /// Where a family value's node is and how many handles share it; what the
 /// drivers of in-place mode and the memo tables need of a family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -95,6 +95,24 @@ pub trait Walk<V: ?Sized, R> {
     fn walk(&self, visitor: &mut V) -> R;
 }
 
+/// Marks a struct that `#[derive(Visitable)]` implemented: its [`Visit`] (and,
+/// with `#[derive(Mutable)]`, its [`Mutate`](crate::Mutate)) visits its fields
+/// in declaration order, and that is also its [`Walk`] (and
+/// [`RebuildFields`](crate::RebuildFields)).
+///
+/// Those two follow from the first two by one impl here for every derived
+/// struct, rather than by one more impl per struct in the expansion: a node
+/// struct's default recursion is the same whether it is reached as a field
+/// or through its kind's hook.
+pub trait DerivedStruct {}
+
+impl<V: ?Sized, R, T: Visit<V, R> + DerivedStruct> Walk<V, R> for T {
+    #[inline(always)]
+    fn walk(&self, visitor: &mut V) -> R {
+        self.visit(visitor)
+    }
+}
+
 /// How a value is visited where it appears as a *field*: a family value goes
 /// through the visitor's entry hook, a `Node<Kind>` through its kind's typed
 /// hook, a derived struct is walked, and containers visit each element.

@@ -7,56 +7,29 @@ const _: () = {
     impl<
         __V: ?::core::marker::Sized,
         __R: ::ir_core::VisitResult,
-    > ::ir_core::Walk<__V, __R> for Const {
+    > ::ir_core::Visit<__V, __R> for Const {
         #[inline]
-        fn walk(&self, _: &mut __V) -> __R {
+        fn visit(&self, _: &mut __V) -> __R {
             <__R as ::ir_core::VisitResult>::output()
         }
     }
     #[automatically_derived]
-    impl<
-        __V: ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::Visit<__V, __R> for Const
-    where
-        Self: ::ir_core::Walk<__V, __R>,
-    {
-        #[inline]
-        fn visit(&self, visitor: &mut __V) -> __R {
-            ::ir_core::Walk::walk(self, visitor)
-        }
-    }
+    impl ::ir_core::DerivedStruct for Const {}
     #[automatically_derived]
     impl ::ir_core::ChildType for Const {}
-    #[allow(dead_code)]
-    fn __ir_assert_children() {}
 };
 
 // #[derive(Mutable)] on Const
 const _: () = {
     #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::RebuildFields<__M> for Const {
+    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Const {
         #[inline]
-        fn rebuild_fields(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
+        fn mutate(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
             ::ir_core::Transformed::Keep
         }
         #[inline]
-        fn rebuild_fields_in_place(&mut self, _: &mut __M) -> bool {
+        fn mutate_in_place(&mut self, _: &mut __M) -> bool {
             false
-        }
-    }
-    #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Const
-    where
-        Self: ::ir_core::RebuildFields<__M>,
-    {
-        #[inline]
-        fn mutate(&self, mutator: &mut __M) -> ::ir_core::Transformed<Self> {
-            ::ir_core::RebuildFields::rebuild_fields(self, mutator)
-        }
-        #[inline]
-        fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
-            ::ir_core::RebuildFields::rebuild_fields_in_place(self, mutator)
         }
     }
 };
@@ -67,56 +40,29 @@ const _: () = {
     impl<
         __V: ?::core::marker::Sized,
         __R: ::ir_core::VisitResult,
-    > ::ir_core::Walk<__V, __R> for Var {
+    > ::ir_core::Visit<__V, __R> for Var {
         #[inline]
-        fn walk(&self, _: &mut __V) -> __R {
+        fn visit(&self, _: &mut __V) -> __R {
             <__R as ::ir_core::VisitResult>::output()
         }
     }
     #[automatically_derived]
-    impl<
-        __V: ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::Visit<__V, __R> for Var
-    where
-        Self: ::ir_core::Walk<__V, __R>,
-    {
-        #[inline]
-        fn visit(&self, visitor: &mut __V) -> __R {
-            ::ir_core::Walk::walk(self, visitor)
-        }
-    }
+    impl ::ir_core::DerivedStruct for Var {}
     #[automatically_derived]
     impl ::ir_core::ChildType for Var {}
-    #[allow(dead_code)]
-    fn __ir_assert_children() {}
 };
 
 // #[derive(Mutable)] on Var
 const _: () = {
     #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::RebuildFields<__M> for Var {
+    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Var {
         #[inline]
-        fn rebuild_fields(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
+        fn mutate(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
             ::ir_core::Transformed::Keep
         }
         #[inline]
-        fn rebuild_fields_in_place(&mut self, _: &mut __M) -> bool {
+        fn mutate_in_place(&mut self, _: &mut __M) -> bool {
             false
-        }
-    }
-    #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Var
-    where
-        Self: ::ir_core::RebuildFields<__M>,
-    {
-        #[inline]
-        fn mutate(&self, mutator: &mut __M) -> ::ir_core::Transformed<Self> {
-            ::ir_core::RebuildFields::rebuild_fields(self, mutator)
-        }
-        #[inline]
-        fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
-            ::ir_core::RebuildFields::rebuild_fields_in_place(self, mutator)
         }
     }
 };
@@ -127,28 +73,17 @@ const _: () = {
     impl<
         __V: ?::core::marker::Sized,
         __R: ::ir_core::VisitResult,
-    > ::ir_core::Walk<__V, __R> for Call
+    > ::ir_core::Visit<__V, __R> for Call
     where
         Vec<Expr>: ::ir_core::Visit<__V, __R>,
     {
         #[inline]
-        fn walk(&self, __visitor: &mut __V) -> __R {
+        fn visit(&self, __visitor: &mut __V) -> __R {
             ::ir_core::Visit::visit(&self.args, __visitor)
         }
     }
     #[automatically_derived]
-    impl<
-        __V: ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::Visit<__V, __R> for Call
-    where
-        Self: ::ir_core::Walk<__V, __R>,
-    {
-        #[inline]
-        fn visit(&self, visitor: &mut __V) -> __R {
-            ::ir_core::Walk::walk(self, visitor)
-        }
-    }
+    impl ::ir_core::DerivedStruct for Call {}
     #[automatically_derived]
     impl ::ir_core::ChildType for Call {}
     #[allow(dead_code)]
@@ -160,12 +95,12 @@ const _: () = {
 // #[derive(Mutable)] on Call
 const _: () = {
     #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::RebuildFields<__M> for Call
+    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Call
     where
         Vec<Expr>: ::ir_core::Mutate<__M> + ::core::clone::Clone,
     {
         #[inline]
-        fn rebuild_fields(&self, __mutator: &mut __M) -> ::ir_core::Transformed<Self> {
+        fn mutate(&self, __mutator: &mut __M) -> ::ir_core::Transformed<Self> {
             let __f1 = ::ir_core::Mutate::mutate(&self.args, __mutator);
             if __f1.is_keep() {
                 return ::ir_core::Transformed::Keep;
@@ -176,24 +111,10 @@ const _: () = {
             })
         }
         #[inline]
-        fn rebuild_fields_in_place(&mut self, __mutator: &mut __M) -> bool {
+        fn mutate_in_place(&mut self, __mutator: &mut __M) -> bool {
             let mut __changed = false;
             __changed |= ::ir_core::Mutate::mutate_in_place(&mut self.args, __mutator);
             __changed
-        }
-    }
-    #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Call
-    where
-        Self: ::ir_core::RebuildFields<__M>,
-    {
-        #[inline]
-        fn mutate(&self, mutator: &mut __M) -> ::ir_core::Transformed<Self> {
-            ::ir_core::RebuildFields::rebuild_fields(self, mutator)
-        }
-        #[inline]
-        fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
-            ::ir_core::RebuildFields::rebuild_fields_in_place(self, mutator)
         }
     }
 };
@@ -299,35 +220,35 @@ const _: () = {
     for ::ir_core::ext::VisitAdapter<'_, __V, __R> {
         #[inline]
         fn visit_expr(&mut self, node: &Expr) -> ::core::ops::ControlFlow<()> {
-            self.forward(|pass| <__V as ExprVisitor<__R>>::visit_expr(pass, node))
+            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_expr)
         }
         #[inline]
         fn visit_const(
             &mut self,
             node: &::ir_core::Node<Const>,
         ) -> ::core::ops::ControlFlow<()> {
-            self.forward(|pass| <__V as ExprVisitor<__R>>::visit_const(pass, node))
+            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_const)
         }
         #[inline]
         fn visit_var(
             &mut self,
             node: &::ir_core::Node<Var>,
         ) -> ::core::ops::ControlFlow<()> {
-            self.forward(|pass| <__V as ExprVisitor<__R>>::visit_var(pass, node))
+            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_var)
         }
         #[inline]
         fn visit_call(
             &mut self,
             node: &::ir_core::Node<Call>,
         ) -> ::core::ops::ControlFlow<()> {
-            self.forward(|pass| <__V as ExprVisitor<__R>>::visit_call(pass, node))
+            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_call)
         }
         #[inline]
         fn visit_ext(
             &mut self,
             node: &::ir_core::ext::Ext<Expr>,
         ) -> ::core::ops::ControlFlow<()> {
-            self.forward(|pass| <__V as ExprVisitor<__R>>::visit_ext(pass, node))
+            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_ext)
         }
     }
 };

@@ -17,15 +17,6 @@ pub struct ImplGenerics {
     pub where_clause: TokenStream,
 }
 
-/// The struct's generics plus `extra` parameters, with its own where-clause.
-pub fn with_extra(s: &StructModel, extra: &[syn::GenericParam]) -> ImplGenerics {
-    for_struct_filtered(s, extra, |_| false, |_| unreachable_bound(), Vec::new())
-}
-
-fn unreachable_bound() -> syn::WherePredicate {
-    syn::parse_quote!(Self: Sized)
-}
-
 /// Adds `extra` parameters (e.g. `__V, __R: VisitResult`) to the struct's
 /// generics, and one bound per distinct child field type.
 pub fn for_struct(

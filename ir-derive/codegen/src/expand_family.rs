@@ -224,7 +224,7 @@ fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
             quote! {
                 #[inline]
                 fn #hook(&mut self, node: &#k::Node<#ty>) -> ::core::ops::ControlFlow<()> {
-                    self.forward(|pass| <__V as #trait_name<__R>>::#hook(pass, node))
+                    self.forward_to(node, <__V as #trait_name<__R>>::#hook)
                 }
             }
         })
@@ -232,7 +232,7 @@ fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
     let ext = quote! {
         #[inline]
         fn visit_ext(&mut self, node: &#k::ext::Ext<#fam>) -> ::core::ops::ControlFlow<()> {
-            self.forward(|pass| <__V as #trait_name<__R>>::visit_ext(pass, node))
+            self.forward_to(node, <__V as #trait_name<__R>>::visit_ext)
         }
     };
     quote! {
@@ -242,7 +242,7 @@ fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
         {
             #[inline]
             fn #entry(&mut self, node: &#fam) -> ::core::ops::ControlFlow<()> {
-                self.forward(|pass| <__V as #trait_name<__R>>::#entry(pass, node))
+                self.forward_to(node, <__V as #trait_name<__R>>::#entry)
             }
             #(#forwards)*
             #ext

@@ -28,22 +28,16 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
         Derive::Visitable => {
             let g = with(quote!(__V: ?::core::marker::Sized, __R: #k::VisitResult));
             quote! {
-                impl #g #k::Walk<__V, __R> for #ident #ty_g #where_c {
-                    fn walk(&self, _: &mut __V) -> __R { <__R as #k::VisitResult>::output() }
-                }
                 impl #g #k::Visit<__V, __R> for #ident #ty_g #where_c {
                     fn visit(&self, _: &mut __V) -> __R { <__R as #k::VisitResult>::output() }
                 }
+                impl #impl_g #k::DerivedStruct for #ident #ty_g #where_c {}
                 impl #impl_g #k::ChildType for #ident #ty_g #where_c {}
             }
         }
         Derive::Mutable => {
             let g = with(quote!(__M: ?::core::marker::Sized));
             quote! {
-                impl #g #k::RebuildFields<__M> for #ident #ty_g #where_c {
-                    fn rebuild_fields(&self, _: &mut __M) -> #k::Transformed<Self> { #k::Transformed::Keep }
-                    fn rebuild_fields_in_place(&mut self, _: &mut __M) -> bool { false }
-                }
                 impl #g #k::Mutate<__M> for #ident #ty_g #where_c {
                     fn mutate(&self, _: &mut __M) -> #k::Transformed<Self> { #k::Transformed::Keep }
                     fn mutate_in_place(&mut self, _: &mut __M) -> bool { false }
