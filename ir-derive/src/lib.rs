@@ -7,8 +7,8 @@ use ir_derive_codegen::{Derive, expand};
 
 /// Generates read-only traversal.
 ///
-/// * On a node struct: `Walk` (visit children in declaration order) and
-///   `Visit` for the struct.
+/// * On a node struct: `Visit` (visit children in declaration order) and the
+///   marker `DerivedStruct`, from which ir-core gives it `Walk`.
 /// * On a family enum (variants holding `Node<Kind>`): the `<Family>Visitor`
 ///   trait with `visit_<family>` and one `visit_<kind>` hook per kind,
 ///   `From<Node<Kind>>`, typed downcasts `as_<kind>`/`is_<kind>`, the kind's
@@ -26,8 +26,9 @@ pub fn derive_visitable(input: TokenStream) -> TokenStream {
 
 /// Generates copy-on-write mutation.
 ///
-/// * On a node struct: `RebuildFields` (mutate children, rebuild only if one
-///   changed, carry other fields over) and `Mutate` for the struct.
+/// * On a node struct: `Mutate` (mutate children, rebuild only if one
+///   changed, carry other fields over), from which ir-core gives it
+///   `RebuildFields`.
 /// * On a family enum: the `<Family>Mutator` trait with `mutate_<family>` and
 ///   one `mutate_<kind>` hook per kind, and the `<Family>Rewriter` trait of
 ///   `(pre, post)` hooks for `ir_core::post_order::rewrite`.
