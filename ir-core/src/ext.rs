@@ -511,22 +511,10 @@ pub struct VisitAdapter<'a, V: ?Sized, R> {
 }
 
 impl<V: ?Sized, R: VisitResult> VisitAdapter<'_, V, R> {
-    /// Runs one of the pass's hooks; a result that stops is kept.
-    #[doc(hidden)]
-    #[inline]
-    pub fn forward(&mut self, hook: impl FnOnce(&mut V) -> R) -> ControlFlow<()> {
-        match hook(self.visitor).branch() {
-            ControlFlow::Continue(()) => ControlFlow::Continue(()),
-            ControlFlow::Break(r) => {
-                self.stopped = Some(r);
-                ControlFlow::Break(())
-            }
-        }
-    }
-
-    /// [`forward`](Self::forward) to one hook, named as a function item
-    /// (`<V as ExprVisitor<R>>::visit_call`): the generated adapter then has
-    /// no closure per hook for the compiler to check and build.
+    /// Runs one of the pass's hooks on `node`; a result that stops is kept.
+    /// The hook is named as a function item (`<V as ExprVisitor<R>>::visit_call`),
+    /// so the generated adapter has no closure per hook for the compiler to
+    /// check and build.
     #[doc(hidden)]
     #[inline]
     pub fn forward_to<N: ?Sized>(
@@ -534,7 +522,13 @@ impl<V: ?Sized, R: VisitResult> VisitAdapter<'_, V, R> {
         node: &N,
         hook: impl FnOnce(&mut V, &N) -> R,
     ) -> ControlFlow<()> {
-        self.forward(|pass| hook(pass, node))
+        match hook(self.visitor, node).branch() {
+            ControlFlow::Continue(()) => ControlFlow::Continue(()),
+            ControlFlow::Break(r) => {
+                self.stopped = Some(r);
+                ControlFlow::Break(())
+            }
+        }
     }
 }
 

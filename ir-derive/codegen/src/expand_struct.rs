@@ -66,12 +66,12 @@ fn visitable(s: &StructModel) -> TokenStream {
         quote!(_)
     };
 
-    let (walk, tail_items) = match s.tail() {
+    let (visit_impl, tail_items) = match s.tail() {
         None => {
             let g = bounds::for_struct(s, &extra, visit_bound);
             let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
             let body = visit_sequence(k, s.fields.iter().filter(|f| f.child), true);
-            let walk = quote! {
+            let visit_impl = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::Visit<__V, __R> for #ident #ty_g #where_c {
                     #[inline]
@@ -80,7 +80,7 @@ fn visitable(s: &StructModel) -> TokenStream {
                     }
                 }
             };
-            (walk, TokenStream::new())
+            (visit_impl, TokenStream::new())
         }
         Some(tail) => {
             let heads = s.fields.iter().filter(|f| f.child && !f.tail);
@@ -99,7 +99,7 @@ fn visitable(s: &StructModel) -> TokenStream {
                     syn::parse_quote!(<Self as #k::NodeKind>::Family: #k::Visit<__V, __R>),
                 ],
             );
-            let walk = quote! {
+            let visit_impl = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::Visit<__V, __R> for #ident #ty_g #walk_where {
                     #[inline]
@@ -129,7 +129,7 @@ fn visitable(s: &StructModel) -> TokenStream {
                     }
                 }
             };
-            (walk, items)
+            (visit_impl, items)
         }
     };
 
@@ -163,7 +163,7 @@ fn visitable(s: &StructModel) -> TokenStream {
         }
     });
     quote! {
-        #walk
+        #visit_impl
         #tail_items
         #[automatically_derived]
         impl #own_impl_g #k::DerivedStruct for #ident #own_ty_g #own_where {}
@@ -232,7 +232,7 @@ fn mutable(s: &StructModel) -> TokenStream {
         quote!(_)
     };
 
-    let (rebuild, tail_items) = match s.tail() {
+    let (mutate_impl, tail_items) = match s.tail() {
         None => {
             let g = bounds::for_struct(s, &extra, mutate_bound);
             let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
@@ -256,7 +256,7 @@ fn mutable(s: &StructModel) -> TokenStream {
             } else {
                 (quote!(#k::Transformed::Keep), quote!(false))
             };
-            let rebuild = quote! {
+            let mutate_impl = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::Mutate<__M> for #ident #ty_g #where_c {
                     #[inline]
@@ -269,7 +269,7 @@ fn mutable(s: &StructModel) -> TokenStream {
                     }
                 }
             };
-            (rebuild, TokenStream::new())
+            (mutate_impl, TokenStream::new())
         }
         Some(tail) => {
             let head_g = bounds::for_struct_filtered(s, &extra, |f| !f.tail, mutate_bound, vec![]);
@@ -289,7 +289,7 @@ fn mutable(s: &StructModel) -> TokenStream {
                         #k::Mutate<__M> + #k::Rebuild<__M> + ::core::clone::Clone),
                 ],
             );
-            let rebuild = quote! {
+            let mutate_impl = quote! {
                 #[automatically_derived]
                 impl #impl_g #k::Mutate<__M> for #ident #ty_g #chain_where {
                     #[inline]
@@ -324,11 +324,11 @@ fn mutable(s: &StructModel) -> TokenStream {
                     }
                 }
             };
-            (rebuild, items)
+            (mutate_impl, items)
         }
     };
     quote! {
-        #rebuild
+        #mutate_impl
         #tail_items
     }
 }
