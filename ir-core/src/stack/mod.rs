@@ -72,12 +72,14 @@ pub(crate) fn is_low() -> Option<bool> {
 /// The generic part of the slow path, kept small: everything else is
 /// compiled once, not once per call site (each generated dispatch is one).
 ///
-/// Inlined into its caller rather than instantiated on its own: a separate
-/// instance is a root that the compiler places in a codegen unit of its own,
-/// and every `#[inline]` function the closure reaches (a pass's whole
-/// dispatch) was then compiled a second time there. Inlined, the closure is
-/// only reached through the `dyn FnMut` that [`grow_and_run`] takes.
-#[inline(always)]
+/// `#[inline]` makes it a local copy in its caller's codegen unit: as a
+/// separate instance it was a root the compiler placed in a codegen unit of
+/// its own, and every `#[inline]` function its closure reaches (a pass's
+/// whole dispatch) was compiled a second time there. `#[cold]` keeps it out
+/// of line all the same: inlined, its slots would widen every guarded frame
+/// (about 90 bytes per level of a deep recursion instead of 46).
+#[cold]
+#[inline]
 fn slow_path<R>(f: impl FnOnce() -> R) -> R {
     let mut f = Some(f);
     let mut out = None;
