@@ -79,7 +79,7 @@ fn main() {
 }",
     )
     .expect("the example parses");
-    let mut full = ConstantFolder;
+    let mut full = ConstantFolder::new();
     let folded = full.mutate_stmt(&f.body).unwrap_or_clone(&f.body);
     println!();
     println!("before the full folder:\n{f}");

@@ -44,7 +44,7 @@ fn containers_are_visited_in_order() {
 
 #[test]
 fn unchanged_containers_mean_no_rebuild() {
-    assert!(sample(0).mutate(&mut ConstantFolder).is_keep());
+    assert!(sample(0).mutate(&mut ConstantFolder::new()).is_keep());
 }
 
 #[test]
@@ -52,7 +52,7 @@ fn a_change_deep_in_a_container_rebuilds_only_that_path() {
     let mut s = sample(0);
     s.nested[1] = Some((constant(1) + constant(2), Box::new(var("x"))));
     let new = s
-        .mutate(&mut ConstantFolder)
+        .mutate(&mut ConstantFolder::new())
         .into_option()
         .expect("1 + 2 folds");
     let (old_inner, new_inner) = (

@@ -49,7 +49,7 @@ fn a_generic_struct_of_children_is_visited_and_rebuilt() {
     pair.walk(&mut count);
     assert_eq!(count.0, 2);
 
-    let mut folder = ir_passes::tensor_ir::ConstantFolder;
+    let mut folder = ir_passes::tensor_ir::ConstantFolder::new();
     let folded = pair
         .rebuild_fields(&mut folder)
         .into_option()

@@ -35,7 +35,7 @@ fn fold() -> FunctionPass<Stmt> {
     FunctionPass::new(
         "fold-constant",
         1,
-        |f: &Stmt, _: &Module<Stmt>, _: &PassContext<Stmt>| Ok(ConstantFolder.mutate_stmt(f)),
+        |f: &Stmt, _: &Module<Stmt>, _: &PassContext<Stmt>| Ok(ConstantFolder::new().mutate_stmt(f)),
     )
 }
 

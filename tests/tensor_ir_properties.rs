@@ -415,7 +415,9 @@ type FuncPass = fn(&Func) -> Func;
 /// The passes under test, by name.
 fn passes() -> Vec<(&'static str, FuncPass)> {
     vec![
-        ("fold", |f| f.map_body(|b| ConstantFolder.fold_stmt(b))),
+        ("fold", |f| {
+            f.map_body(|b| ConstantFolder::new().fold_stmt(b))
+        }),
         ("simplify", |f| Simplify::default().run_func(f)),
         ("unroll", |f| {
             Unroll::new(UnrollConfig {
@@ -435,7 +437,7 @@ fn passes() -> Vec<(&'static str, FuncPass)> {
         }),
         ("mark-unroll, fold, unroll", |f| {
             let f = f.map_body(|b| passes::MarkUnroll { max_extent: 3 }.run(b));
-            let f = f.map_body(|b| ConstantFolder.fold_stmt(b));
+            let f = f.map_body(|b| ConstantFolder::new().fold_stmt(b));
             Unroll::new(UnrollConfig::default()).run_func(&f)
         }),
         ("unroll, fold, simplify", |f| {
@@ -445,7 +447,7 @@ fn passes() -> Vec<(&'static str, FuncPass)> {
                 ..UnrollConfig::default()
             })
             .run_func(f);
-            let f = f.map_body(|b| ConstantFolder.fold_stmt(b));
+            let f = f.map_body(|b| ConstantFolder::new().fold_stmt(b));
             Simplify::default().run_func(&f)
         }),
     ]
@@ -499,8 +501,8 @@ proptest! {
     #[test]
     fn folding_reaches_a_fixed_point(ops in prop::collection::vec(op(), 1..30)) {
         let main = build(&ops).get("main").unwrap().clone();
-        let once = main.map_body(|b| ConstantFolder.fold_stmt(b));
-        let twice = once.map_body(|b| ConstantFolder.fold_stmt(b));
+        let once = main.map_body(|b| ConstantFolder::new().fold_stmt(b));
+        let twice = once.map_body(|b| ConstantFolder::new().fold_stmt(b));
         prop_assert!(twice.body.same_as(&once.body), "{}\n=>\n{}\n=>\n{}", print_func(&main), print_func(&once), print_func(&twice));
     }
 

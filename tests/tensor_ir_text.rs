@@ -51,7 +51,7 @@ fn deep_inputs_parse_fold_and_print_without_overflow() {
     // A long left-nested chain: `1 + 1 + ... + 1`.
     let chain = vec!["1"; n].join(" + ");
     let e = parse_expr(&chain).unwrap();
-    assert_eq!(ConstantFolder.fold(&e).to_string(), n.to_string());
+    assert_eq!(ConstantFolder::new().fold(&e).to_string(), n.to_string());
     // Deep parentheses, right-nested.
     let nested = format!("{}a{}", "(1 + ".repeat(n), ")".repeat(n));
     let e = parse_expr(&nested).unwrap();

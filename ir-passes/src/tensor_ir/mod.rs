@@ -10,7 +10,7 @@
 //!
 //! let b = constant(1) + constant(2) + var("var_b");
 //! assert_eq!(b.to_string(), "((1 + 2) + var_b)");
-//! assert_eq!(ConstantFolder.fold(&b).to_string(), "(var_b + 3)");
+//! assert_eq!(ConstantFolder::new().fold(&b).to_string(), "(var_b + 3)");
 //! ```
 
 mod attrs;

@@ -5,6 +5,11 @@
 //! `x - x`), comparisons and logic fold, `if` with a constant condition keeps
 //! one branch, and loops of zero or one iteration disappear.
 //!
+//! As oneDNN's non-fast folder does, the outermost binary, comparison or
+//! logic node of an expression first puts its integer chains in canonical
+//! order (`canonical.rs`: flattened, sorted, constants summed, `+x`/`-x`
+//! cancelled), then folds, and repeats until neither changes anything.
+//!
 //! The folder is a copy-on-write mutator that overrides the category hooks:
 //! one `mutate_binary` for the seven arithmetic kinds. It returns the very
 //! same node when nothing folds.
@@ -12,23 +17,86 @@
 use std::cmp::Ordering;
 
 use ir_core::structural::structural_eq;
-use ir_core::{Node, Transformed};
+use ir_core::{IdMap, Node, Transformed};
 
 use crate::tensor_ir::build::{boolean, constant_of, stmts};
 use crate::tensor_ir::dtype::{DType, Value};
 use crate::tensor_ir::expr::{
-    Arith, Binary, Cast, Cmp, Expr, ExprMutator, ExprVisitor, Logic, Select,
+    Arith, Binary, Cast, Cmp, Expr, ExprMutator, ExprVisitor, Logic, Select, Var,
 };
 use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp, compare, eval_arith};
+use crate::tensor_ir::passes::canonical::{CanonicalMemo, Canonicalizer};
 use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count};
 use crate::tensor_ir::stmt::{ForLoop, IfElse, Stmt, StmtMutator, Stmts};
 
 /// The constant folder. `fold`/`fold_stmt`/`fold_func` return the input
 /// itself (same handles) when nothing folds.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct ConstantFolder;
+///
+/// ```
+/// use ir_passes::tensor_ir::{ConstantFolder, parse_expr};
+///
+/// let e = parse_expr("((2 + a) + ((b + a) - (((a + b) - 10) - (a - b))))").unwrap();
+/// assert_eq!(ConstantFolder::new().fold(&e).to_string(), "(((a - b) + a) + 12)");
+/// ```
+#[derive(Default)]
+pub struct ConstantFolder {
+    /// How many binary, comparison or logic nodes enclose the one being
+    /// folded: the outermost one canonicalizes its whole expression.
+    nesting: u32,
+    /// The loop depth of each enclosing loop's variable (outermost 1).
+    loop_depth: IdMap<Node<Var>, u32>,
+    /// Hashes and canonical marks of the expression being folded.
+    canonical: CanonicalMemo,
+}
+
+impl std::fmt::Debug for ConstantFolder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ConstantFolder")
+    }
+}
 
 impl ConstantFolder {
+    /// A folder.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Folds the outermost binary-like expression `e` as oneDNN's
+    /// `fold_binary` does: canonicalize the chains, fold one level (`step`,
+    /// its operands folded first), and repeat until nothing changes. Nested
+    /// ones only fold.
+    fn fold_outermost(
+        &mut self,
+        e: &Expr,
+        step: impl Fn(&mut Self, &Expr) -> Transformed<Expr>,
+    ) -> Transformed<Expr> {
+        if self.nesting > 0 {
+            self.nesting += 1;
+            let out = step(self, e);
+            self.nesting -= 1;
+            return out;
+        }
+        self.nesting = 1;
+        let mut current = e.clone();
+        for _ in 0..100 {
+            let canonical = Canonicalizer::new(&mut self.canonical, &self.loop_depth)
+                .run(&current)
+                .unwrap_or_clone(&current);
+            let next = step(self, &canonical).unwrap_or(canonical);
+            if next.same_as(&current) {
+                break;
+            }
+            current = next;
+        }
+        self.nesting = 0;
+        self.canonical.clear();
+        if current.same_as(e) {
+            Transformed::Keep
+        } else {
+            Transformed::Replace(current)
+        }
+    }
+
     /// Folds an expression.
     pub fn fold(&mut self, e: &Expr) -> Expr {
         self.mutate_expr(e).unwrap_or_clone(e)
@@ -79,18 +147,24 @@ impl ExprMutator for ConstantFolder {
     }
 
     fn mutate_binary(&mut self, b: Binary<'_>) -> Transformed<Expr> {
-        let rebuilt = b.rebuild(self);
-        settle(rebuilt, || b.to_family(), fold_binary)
+        self.fold_outermost(&b.to_family(), |this, e| match e.as_binary() {
+            Some(b) => settle(b.rebuild(this), || e.clone(), fold_binary),
+            None => this.mutate_expr(e),
+        })
     }
 
     fn mutate_cmp(&mut self, c: Cmp<'_>) -> Transformed<Expr> {
-        let rebuilt = c.rebuild(self);
-        settle(rebuilt, || c.to_family(), fold_cmp)
+        self.fold_outermost(&c.to_family(), |this, e| match e.as_cmp() {
+            Some(c) => settle(c.rebuild(this), || e.clone(), fold_cmp),
+            None => this.mutate_expr(e),
+        })
     }
 
     fn mutate_logic(&mut self, l: Logic<'_>) -> Transformed<Expr> {
-        let rebuilt = l.rebuild(self);
-        settle(rebuilt, || l.to_family(), fold_logic)
+        self.fold_outermost(&l.to_family(), |this, e| match e.as_logic() {
+            Some(l) => settle(l.rebuild(this), || e.clone(), fold_logic),
+            None => this.mutate_expr(e),
+        })
     }
 
     fn mutate_select(&mut self, s: &Node<Select>) -> Transformed<Expr> {
@@ -114,7 +188,11 @@ impl StmtMutator for ConstantFolder {
     }
 
     fn mutate_for_loop(&mut self, l: &Node<ForLoop>) -> Transformed<Stmt> {
+        // Canonical order sorts operands of deeper loops after the others.
+        let depth = self.loop_depth.len() as u32 + 1;
+        self.loop_depth.insert(l.var.id(), depth);
         let rebuilt: Transformed<Stmt> = l.rebuild(self).into();
+        self.loop_depth.remove(&l.var.id());
         let current = rebuilt.clone().unwrap_or_else(|| Stmt::ForLoop(l.clone()));
         let Stmt::ForLoop(lp) = &current else {
             return rebuilt;

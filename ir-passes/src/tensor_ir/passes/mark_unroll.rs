@@ -21,7 +21,7 @@ use crate::tensor_ir::stmt::{ForKind, ForLoop, Stmt, StmtMutator};
 /// let s = parse_stmt("{ tensor A: [s32 * 2]  for i in (0, 2, 1) { A[i] = (i + (1 + 1)) } }").unwrap();
 /// let marked = MarkUnroll { max_extent: 4 }.run(&s);
 /// // An unrelated rewrite rebuilds the loop; the attribute stays.
-/// let folded = ConstantFolder.fold_stmt(&marked);
+/// let folded = ConstantFolder::new().fold_stmt(&marked);
 /// let Stmt::Stmts(block) = &folded else { unreachable!() };
 /// let Stmt::ForLoop(l) = &block.seq[1] else { unreachable!() };
 /// assert_eq!(l.attrs.get("unroll"), Some(&AttrValue::Bool(true)));

@@ -1,5 +1,6 @@
 //! Passes over the Tensor IR.
 
+mod canonical;
 mod facts;
 mod fold;
 mod mark_unroll;

@@ -51,7 +51,7 @@ pub fn registry() -> PassRegistry<Func> {
         |o: &PassOptions| {
             o.expect_only(&[])?;
             Ok(on_body("fold", 1, |f| {
-                f.map_body(|b| ConstantFolder.fold_stmt(b))
+                f.map_body(|b| ConstantFolder::new().fold_stmt(b))
             }))
         },
     );

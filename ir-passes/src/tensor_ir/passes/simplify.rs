@@ -90,9 +90,9 @@ impl ExprMutator for Simplify {
             Decide(&self.facts).mutate_expr(e)
         };
         match decided {
-            Transformed::Keep => ConstantFolder.mutate_expr(e),
+            Transformed::Keep => ConstantFolder::new().mutate_expr(e),
             Transformed::Replace(d) => {
-                Transformed::Replace(ConstantFolder.mutate_expr(&d).unwrap_or(d))
+                Transformed::Replace(ConstantFolder::new().mutate_expr(&d).unwrap_or(d))
             }
         }
     }

@@ -27,7 +27,7 @@ pub fn trip_count(l: &ForLoop) -> Option<u64> {
     let extent = match (l.begin.as_value(), l.end.as_value()) {
         (Some(b), Some(e)) => i128::from(e.as_int()?) - i128::from(b.as_int()?),
         _ => {
-            let diff = ConstantFolder.fold(&(l.end.clone() - l.begin.clone()));
+            let diff = ConstantFolder::new().fold(&(l.end.clone() - l.begin.clone()));
             i128::from(diff.as_value()?.as_int()?)
         }
     };
@@ -43,7 +43,7 @@ pub fn trip_count(l: &ForLoop) -> Option<u64> {
 pub(crate) fn nth_value(l: &ForLoop, k: u64) -> Expr {
     let dtype = l.var.dtype;
     let k = constant_of(Value::Int(dtype.wrap(k as i64)), dtype);
-    ConstantFolder.fold(&(l.begin.clone() + k * l.step.clone()))
+    ConstantFolder::new().fold(&(l.begin.clone() + k * l.step.clone()))
 }
 
 /// The body of a loop that runs once, with its variable bound to `begin`.
