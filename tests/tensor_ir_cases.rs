@@ -93,7 +93,12 @@ func main(A: [s32 * 8], b: s32): s32 {
     );
     use ir_passes::tensor_ir::Value;
     use ir_passes::tensor_ir::interp::{Arg, Interpreter};
-    let args = || vec![Arg::Buffer(vec![Value::Int(0); 8]), Arg::Scalar(Value::Int(5))];
+    let args = || {
+        vec![
+            Arg::Buffer(vec![Value::Int(0); 8]),
+            Arg::Scalar(Value::Int(5)),
+        ]
+    };
     let before = Interpreter::new(&m).run("main", args()).unwrap();
     let after = Interpreter::new(&folded).run("main", args()).unwrap();
     pretty_assertions::assert_eq!(before, after);

@@ -11,25 +11,59 @@
 //! the type code and the node type by `hash_combine_stable`), so operands come
 //! out in the order oneDNN's tests expect. It depends only on names, types,
 //! constants and structure, never on addresses: a program folds the same way
-//! every time. Floats are left in order (their `+` does not associate).
+//! every time. Floats keep their order (their `+` does not associate), and so
+//! does a chain with a call in it (moving a call would reorder its effects).
+//!
+//! One pass computes each node's hash bottom-up, in the return values and
+//! an accumulator saved on the call stack, so it needs no memo table. A chain
+//! already in canonical order comes back as the very same node.
 
 use ir_core::structural::structural_eq;
-use ir_core::{Family, IdMap, Node, Transformed};
+use ir_core::{IdMap, Node, Rebuild, Transformed};
 
 use crate::tensor_ir::build::constant_of;
 use crate::tensor_ir::dtype::{DType, Value};
-use crate::tensor_ir::expr::{Arith, Binary, Expr, ExprMutator, ExprVisitor, Tensor, Var};
+use crate::tensor_ir::expr::{Arith, Expr, ExprMutator, Tensor, Var};
 use crate::tensor_ir::ops::{AddOp, MaxOp, MinOp, MulOp};
 
-/// What one canonicalization knows about a node. The node is kept alive with
-/// its entry, so that its address, the key, is never reused by another node.
-pub(crate) struct Info {
-    _alive: Expr,
+/// What the order needs to know of a node: oneDNN's hash, the deepest loop
+/// of its variables, and whether it is free of calls.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Meta {
     hash: u64,
     loop_depth: u32,
-    /// Free of calls, so it may move within its chain.
     pure: bool,
-    canonical: bool,
+}
+
+impl Meta {
+    /// The meta of a node of oneDNN type `node_type` before its operands.
+    fn start(node_type: u64, pure: bool) -> Self {
+        Meta {
+            hash: node_type,
+            loop_depth: 0,
+            pure,
+        }
+    }
+
+    /// Adds the next operand, in field order.
+    fn absorb(&mut self, operand: Meta) {
+        self.hash = combine(self.hash, operand.hash);
+        self.loop_depth = self.loop_depth.max(operand.loop_depth);
+        self.pure &= operand.pure;
+    }
+
+    /// The meta of the binary node `l op r` of oneDNN type `node_type`.
+    fn binary(node_type: u64, l: Meta, r: Meta) -> Self {
+        let mut m = Meta::start(node_type, true);
+        m.absorb(l);
+        m.absorb(r);
+        m
+    }
+
+    /// The order key: shallower loops first, then by hash.
+    fn key(self) -> (u32, u64) {
+        (self.loop_depth, self.hash)
+    }
 }
 
 /// The chained operators: `-` chains with `+`.
@@ -54,274 +88,293 @@ fn chain_op(e: &Expr) -> Option<ChainOp> {
     })
 }
 
-/// One operand of a flattened chain; `negative` for a subtracted one.
-struct Operand {
+/// One operand of a flattened chain.
+pub(crate) struct Operand {
     value: Expr,
+    /// Subtracted.
     negative: bool,
+    meta: Meta,
+    /// Cancelled against another operand.
+    removed: bool,
 }
 
-/// Canonicalizes integer chains in one expression, remembering hashes and
-/// what is already canonical across the repeated runs of one fold.
+/// Canonicalizes the integer chains of one expression.
 pub(crate) struct Canonicalizer<'a> {
-    info: &'a mut IdMap<Expr, Info>,
     /// The depth of the loop defining each loop variable (outermost 1).
     loop_depth: &'a IdMap<Node<Var>, u32>,
+    /// The operands of the chains being flattened, innermost last: one
+    /// buffer for every chain, reused from one expression to the next.
+    operands: &'a mut Vec<Operand>,
+    /// The meta of the non-chain node whose operands are being visited.
+    current: Meta,
 }
 
-/// The memo of one top-level fold: cleared when it ends.
-pub(crate) type CanonicalMemo = IdMap<Expr, Info>;
-
 impl<'a> Canonicalizer<'a> {
-    pub(crate) fn new(memo: &'a mut CanonicalMemo, loop_depth: &'a IdMap<Node<Var>, u32>) -> Self {
+    pub(crate) fn new(
+        loop_depth: &'a IdMap<Node<Var>, u32>,
+        operands: &'a mut Vec<Operand>,
+    ) -> Self {
         Canonicalizer {
-            info: memo,
             loop_depth,
+            operands,
+            current: Meta::start(0, true),
         }
     }
 
     /// `e` with every integer chain in canonical order.
     pub(crate) fn run(&mut self, e: &Expr) -> Transformed<Expr> {
-        self.mutate_expr(e)
+        self.canon(e).0
     }
 
-    /// oneDNN's `simple_hash_expr` and the deepest loop of its variables.
-    fn hash(&mut self, e: &Expr) -> (u64, u32) {
-        let i = self.info(e);
-        (i.hash, i.loop_depth)
-    }
-
-    fn is_pure(&mut self, e: &Expr) -> bool {
-        self.info(e).pure
-    }
-
-    /// What is known of `e`, computed once (children first).
-    fn info(&mut self, e: &Expr) -> &mut Info {
-        if !self.info.contains_key(&e.id()) {
-            let (hash, loop_depth, pure) = match e {
-                Expr::Var(v) => (
-                    combine(string_hash(&v.name), dtype_code(v.dtype)),
-                    self.loop_depth.get(&v.id()).copied().unwrap_or(0),
-                    true,
-                ),
-                Expr::Tensor(t) => (combine(string_hash(&t.name), pointer_code(t.elem)), 0, true),
-                Expr::Constant(c) => (constant_hash(c.value, c.dtype), 0, true),
-                _ => {
-                    let mut hash = node_type(e);
-                    let mut depth = 0;
-                    let mut pure = !matches!(e, Expr::Call(_));
-                    for child in children(e) {
-                        let i = ir_core::stack::guarded(|| self.info(&child));
-                        hash = combine(hash, i.hash);
-                        depth = depth.max(i.loop_depth);
-                        pure &= i.pure;
-                    }
-                    (hash, depth, pure)
+    /// `e` canonicalized, and the meta of the result.
+    fn canon(&mut self, e: &Expr) -> (Transformed<Expr>, Meta) {
+        let leaf = |hash| Meta {
+            hash,
+            loop_depth: 0,
+            pure: true,
+        };
+        match e {
+            Expr::Var(v) => {
+                let mut m = leaf(combine(string_hash(&v.name), dtype_code(v.dtype)));
+                m.loop_depth = self.loop_depth.get(&v.id()).copied().unwrap_or(0);
+                (Transformed::Keep, m)
+            }
+            Expr::Tensor(t) => (
+                Transformed::Keep,
+                leaf(combine(string_hash(&t.name), pointer_code(t.elem))),
+            ),
+            Expr::Constant(c) => (Transformed::Keep, leaf(constant_hash(c.value, c.dtype))),
+            _ => match chain_op(e) {
+                Some(op) => ir_core::stack::guarded(|| self.canonicalize(e, op)),
+                None => {
+                    // The operands report to `current` through `mutate_expr`.
+                    let start = Meta::start(node_type(e), !matches!(e, Expr::Call(_)));
+                    let saved = std::mem::replace(&mut self.current, start);
+                    let out = Rebuild::rebuild(e, self);
+                    (out, std::mem::replace(&mut self.current, saved))
                 }
-            };
-            self.info.insert(
-                e.id(),
-                Info {
-                    _alive: e.clone(),
-                    hash,
-                    loop_depth,
-                    pure,
-                    canonical: false,
-                },
-            );
+            },
         }
-        self.info.get_mut(&e.id()).expect("inserted above")
     }
 
-    fn is_canonical(&self, e: &Expr) -> bool {
-        self.info.get(&e.id()).is_some_and(|i| i.canonical)
-    }
-
-    fn mark_canonical(&mut self, e: &Expr) {
-        self.info(e).canonical = true;
-    }
-
-    /// Flattens the chain of `op` rooted at `e` into `out`; `true` if an
-    /// operand changed or the chain was not left-nested.
-    fn collect(&mut self, e: &Expr, op: ChainOp, out: &mut Vec<Operand>, negative: bool) -> bool {
+    /// Flattens the chain of `op` rooted at `e` onto `self.operands`;
+    /// `true` if an operand changed or the chain was not left-nested.
+    fn collect(&mut self, e: &Expr, op: ChainOp, negative: bool) -> bool {
         if chain_op(e) == Some(op) {
             let b = e.as_binary().expect("a chained node is binary");
-            let mut changed = ir_core::stack::guarded(|| self.collect(b.l(), op, out, negative));
+            let mut changed = ir_core::stack::guarded(|| self.collect(b.l(), op, negative));
             let r_negative = negative ^ matches!(e, Expr::Sub(_));
-            let before = out.len();
-            changed |= ir_core::stack::guarded(|| self.collect(b.r(), op, out, r_negative));
+            let before = self.operands.len();
+            changed |= ir_core::stack::guarded(|| self.collect(b.r(), op, r_negative));
             // More than one operand on the right: not left-nested.
-            changed | (out.len() != before + 1)
+            changed | (self.operands.len() != before + 1)
         } else {
-            let t = ir_core::stack::guarded(|| self.mutate_expr(e));
+            let (t, meta) = self.canon(e);
             let changed = t.is_replace();
-            out.push(Operand {
+            self.operands.push(Operand {
                 value: t.unwrap_or_clone(e),
                 negative,
+                meta,
+                removed: false,
             });
             changed
         }
     }
 
-    /// oneDNN's order: constants last, then shallower loops first, then by hash.
-    fn less(&mut self, a: &Operand, b: &Operand) -> bool {
-        match (a.value.is_constant(), b.value.is_constant()) {
-            (true, _) => false,
-            (false, true) => true,
-            (false, false) => {
-                let (ha, da) = self.hash(&a.value);
-                let (hb, db) = self.hash(&b.value);
-                if da != db { da < db } else { ha < hb }
-            }
-        }
-    }
-
-    fn canonicalize(&mut self, e: &Expr, op: ChainOp) -> Transformed<Expr> {
-        if self.is_canonical(e) {
-            return Transformed::Keep;
-        }
-        let dtype = e.dtype();
-        let mut ops = Vec::new();
-        let changed = self.collect(e, op, &mut ops, false);
-        // Calls keep their order: moving one would reorder its effects.
-        if !ops.iter().all(|o| self.is_pure(&o.value)) {
-            let mut ops = ops.into_iter();
-            let first = ops.next().expect("a chain has operands").value;
-            let out = ops.fold(first, |acc, o| match op {
-                ChainOp::Add if o.negative => acc - o.value,
-                _ => make(op, acc, o.value),
-            });
-            return self.finish(e, out);
-        }
-        let sorted = (1..ops.len()).all(|i| {
-            let (a, b) = (&ops[i - 1], &ops[i]);
-            !self.less(b, a)
-        });
-        if !changed && op != ChainOp::Add && sorted {
-            self.mark_canonical(e);
-            return Transformed::Keep;
-        }
-        let mut ops = self.sorted(ops);
-        if op != ChainOp::Add {
-            let mut it = ops.into_iter();
-            let first = it.next().expect("a chain has operands").value;
-            let out = it.fold(first, |acc, o| make(op, acc, o.value));
-            return self.finish(e, out);
-        }
-        sum_constants(&mut ops, dtype);
-        let mut live: Vec<Option<Operand>> = ops.into_iter().map(Some).collect();
-        let mut count = live.len();
-        // Cancel `+x`/`-x` pairs among neighbours of equal hash.
-        for i in 0..live.len() {
-            let Some(a) = &live[i] else { continue };
-            let (ha, a_neg, a_val) = (self.hash(&a.value).0, a.negative, a.value.clone());
-            for j in i + 1..live.len() {
-                let Some(b) = &live[j] else { continue };
-                if self.hash(&b.value).0 != ha {
-                    break;
-                }
-                if b.negative == a_neg {
-                    continue;
-                }
-                if structural_eq(&a_val, &b.value) {
-                    live[i] = None;
-                    live[j] = None;
-                    count -= 2;
-                    break;
-                }
-            }
-        }
-        if count == 0 {
-            return Transformed::Replace(constant_of(Value::Int(0), dtype));
-        }
-        let start = live
-            .iter_mut()
-            .find(|o| o.as_ref().is_some_and(|o| !o.negative))
-            .and_then(Option::take)
-            .map_or_else(|| constant_of(Value::Int(0), dtype), |o| o.value);
-        let out = live.into_iter().flatten().fold(start, |acc, o| {
-            if o.value.as_value().is_some_and(Value::is_zero) {
-                acc
-            } else if o.negative {
-                acc - o.value
-            } else {
-                acc + o.value
-            }
-        });
-        self.finish(e, out)
-    }
-
-    /// `out` as the canonical form of `e`: `e` itself if it is the same chain.
-    fn finish(&mut self, e: &Expr, out: Expr) -> Transformed<Expr> {
-        if same_chain(e, &out) {
-            self.mark_canonical(e);
-            return Transformed::Keep;
-        }
-        self.mark_canonical(&out);
-        Transformed::Replace(out)
-    }
-
-    /// The operands in oneDNN's order (a stable sort: constants last, then
-    /// shallower loops first, then by hash).
-    fn sorted(&mut self, ops: Vec<Operand>) -> Vec<Operand> {
-        let mut keyed: Vec<(Option<(u32, u64)>, Operand)> = ops
-            .into_iter()
-            .map(|o| {
-                let key = (!o.value.is_constant()).then(|| {
-                    let (h, d) = self.hash(&o.value);
-                    (d, h)
-                });
-                (key, o)
-            })
-            .collect();
-        keyed.sort_by(|(a, _), (b, _)| match (a, b) {
-            (None, None) => std::cmp::Ordering::Equal,
-            (None, Some(_)) => std::cmp::Ordering::Greater,
-            (Some(_), None) => std::cmp::Ordering::Less,
-            (Some(a), Some(b)) => a.cmp(b),
-        });
-        keyed.into_iter().map(|(_, o)| o).collect()
+    fn canonicalize(&mut self, e: &Expr, op: ChainOp) -> (Transformed<Expr>, Meta) {
+        let start = self.operands.len();
+        let changed = self.collect(e, op, false);
+        let out = reorder(e, op, changed, &mut self.operands[start..]);
+        self.operands.truncate(start);
+        out
     }
 }
 
 impl ExprMutator for Canonicalizer<'_> {
-    // A tensor is one node at its definition and every use.
-    fn mutate_tensor(&mut self, _: &Node<Tensor>) -> Transformed<Expr> {
-        Transformed::Keep
+    /// Every operand of a non-chain node: canonicalized, its meta added to
+    /// the node's.
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
+        let (out, meta) = self.canon(e);
+        self.current.absorb(meta);
+        out
     }
 
+    // A tensor is one node at its definition and every use.
     fn mutate_tensor_def(&mut self, _: &Node<Tensor>) -> Transformed<Node<Tensor>> {
         Transformed::Keep
     }
+}
 
-    fn mutate_binary(&mut self, b: Binary<'_>) -> Transformed<Expr> {
-        let e = b.to_family();
-        match chain_op(&e) {
-            Some(op) => self.canonicalize(&e, op),
-            None => b.rebuild(self),
-        }
+/// oneDNN's order: constants last, then shallower loops first, then by hash.
+fn before(a: &Operand, b: &Operand) -> bool {
+    match (a.value.is_constant(), b.value.is_constant()) {
+        (true, _) => false,
+        (false, true) => true,
+        (false, false) => a.meta.key() < b.meta.key(),
     }
 }
 
-fn make(op: ChainOp, l: Expr, r: Expr) -> Expr {
-    match op {
-        ChainOp::Add => Arith::<AddOp>::new(l, r).into(),
-        ChainOp::Mul => Arith::<MulOp>::new(l, r).into(),
-        ChainOp::Min => Arith::<MinOp>::new(l, r).into(),
-        ChainOp::Max => Arith::<MaxOp>::new(l, r).into(),
+/// The chain `e` of `op` with its flattened operands `ops` (left to right)
+/// in canonical order: `e` itself when it already is.
+fn reorder(e: &Expr, op: ChainOp, changed: bool, ops: &mut [Operand]) -> (Transformed<Expr>, Meta) {
+    let dtype = e.dtype();
+    // Calls keep their order: moving one would reorder its effects.
+    let pure = ops.iter().all(|o| o.meta.pure);
+    let canonical = !pure
+        || match op {
+            ChainOp::Add => is_canonical_sum(ops, dtype),
+            _ => ops.windows(2).all(|w| !before(&w[1], &w[0])),
+        };
+    if !changed && canonical {
+        return (Transformed::Keep, chain_meta(op, ops));
     }
+    if pure {
+        ops.sort_by(
+            |a, b| match (a.value.is_constant(), b.value.is_constant()) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                (false, false) => a.meta.key().cmp(&b.meta.key()),
+            },
+        );
+    }
+    if op != ChainOp::Add || !pure {
+        return finish(e, op, ops);
+    }
+    let ops = sum_constants(ops, dtype);
+    cancel_pairs(ops);
+    if ops.iter().all(|o| o.removed) {
+        return constant_result(0, dtype);
+    }
+    // The chain starts from its first positive operand, or from 0.
+    if let Some(first) = ops.iter().position(|o| !o.removed && !o.negative) {
+        ops[..=first].rotate_right(1);
+    }
+    let live: Vec<&Operand> = ops.iter().filter(|o| !o.removed).collect();
+    let zero = live[0].negative;
+    let (mut acc, mut meta) = if zero {
+        let (c, m) = constant_result(0, dtype);
+        (c.unwrap_or_clone(e), m)
+    } else {
+        (live[0].value.clone(), live[0].meta)
+    };
+    for o in &live[usize::from(!zero)..] {
+        if o.value.as_value().is_some_and(Value::is_zero) {
+            continue;
+        }
+        let node_type = if o.negative { 5 } else { 4 };
+        meta = Meta::binary(node_type, meta, o.meta);
+        acc = if o.negative {
+            acc - o.value.clone()
+        } else {
+            acc + o.value.clone()
+        };
+    }
+    if same_chain(e, &acc) {
+        (Transformed::Keep, meta)
+    } else {
+        (Transformed::Replace(acc), meta)
+    }
+}
+
+/// The operands of `op` re-nested to the left, in their order.
+fn finish(e: &Expr, op: ChainOp, ops: &[Operand]) -> (Transformed<Expr>, Meta) {
+    let meta = chain_meta(op, ops);
+    let mut acc = ops[0].value.clone();
+    for o in &ops[1..] {
+        let v = o.value.clone();
+        acc = match op {
+            ChainOp::Add if o.negative => acc - v,
+            ChainOp::Add => Arith::<AddOp>::new(acc, v).into(),
+            ChainOp::Mul => Arith::<MulOp>::new(acc, v).into(),
+            ChainOp::Min => Arith::<MinOp>::new(acc, v).into(),
+            ChainOp::Max => Arith::<MaxOp>::new(acc, v).into(),
+        };
+    }
+    if same_chain(e, &acc) {
+        (Transformed::Keep, meta)
+    } else {
+        (Transformed::Replace(acc), meta)
+    }
+}
+
+/// The meta of the left-nested chain of `ops`.
+fn chain_meta(op: ChainOp, ops: &[Operand]) -> Meta {
+    let mut meta = ops[0].meta;
+    for o in &ops[1..] {
+        let node_type = match op {
+            ChainOp::Add if o.negative => 5,
+            ChainOp::Add => 4,
+            ChainOp::Mul => 6,
+            ChainOp::Min | ChainOp::Max => 23,
+        };
+        meta = Meta::binary(node_type, meta, o.meta);
+    }
+    meta
+}
+
+fn constant_result(value: i64, dtype: DType) -> (Transformed<Expr>, Meta) {
+    let meta = Meta {
+        hash: constant_hash(Value::Int(value), dtype),
+        loop_depth: 0,
+        pure: true,
+    };
+    (
+        Transformed::Replace(constant_of(Value::Int(value), dtype)),
+        meta,
+    )
+}
+
+/// A sorted, left-nested `+` chain that summing and cancelling would leave
+/// as it is: it starts positive, has at most one constant, a nonzero
+/// magnitude, and no run of equal hashes with both signs.
+fn is_canonical_sum(ops: &[Operand], dtype: DType) -> bool {
+    // Sorted, except that the first positive operand leads: the rest is
+    // sorted, and whatever sorts before the leader is subtracted.
+    let (lead, rest) = ops.split_first().expect("a chain has operands");
+    if lead.negative
+        || !rest.windows(2).all(|w| !before(&w[1], &w[0]))
+        || rest.iter().any(|o| before(o, lead) && !o.negative)
+        || rest
+            .iter()
+            .any(|o| o.meta.hash == lead.meta.hash && o.negative)
+    {
+        return false;
+    }
+    let constants = ops.iter().filter(|o| o.value.is_constant()).count();
+    if constants > 1 {
+        return false;
+    }
+    if let Some(c) = ops.iter().find(|o| o.value.is_constant()) {
+        let v = c.value.as_value().and_then(Value::as_int).unwrap_or(0);
+        if v == 0 || (dtype != DType::Index && v < 0) {
+            return false;
+        }
+    }
+    let mut run_start = 0;
+    for i in 1..=rest.len() {
+        if i == rest.len() || rest[i].meta.hash != rest[run_start].meta.hash {
+            let run = &rest[run_start..i];
+            if run.iter().any(|o| o.negative) && run.iter().any(|o| !o.negative) {
+                return false;
+            }
+            run_start = i;
+        }
+    }
+    true
 }
 
 /// Sums the constants of a sorted `+` chain (they are last) into one
 /// operand, as oneDNN does: signed types through a signed sum, `index` as
-/// an unsigned magnitude with a sign.
-fn sum_constants(ops: &mut Vec<Operand>, dtype: DType) {
-    let value = |o: &Operand| o.value.as_value().and_then(Value::as_int).unwrap_or(0);
+/// an unsigned magnitude with a sign. Returns the operands left.
+fn sum_constants(ops: &mut [Operand], dtype: DType) -> &mut [Operand] {
     let Some(first) = ops.iter().position(|o| o.value.is_constant()) else {
-        return;
+        return ops;
     };
+    let value = |o: &Operand| o.value.as_value().and_then(Value::as_int).unwrap_or(0);
     // One constant that is already a magnitude stays the very same node.
     if first + 1 == ops.len() && (dtype == DType::Index || value(&ops[first]) >= 0) {
-        return;
+        return ops;
     }
     let (magnitude, negative) = if dtype == DType::Index {
         let mut cur = value(&ops[first]) as u64;
@@ -351,11 +404,39 @@ fn sum_constants(ops: &mut Vec<Operand>, dtype: DType) {
             .fold(0i64, |acc, o| dtype.wrap(acc.wrapping_add(signed(o))));
         (dtype.wrap(sum.wrapping_abs()), sum < 0)
     };
-    ops.truncate(first);
-    ops.push(Operand {
-        value: constant_of(Value::Int(magnitude), dtype),
+    let (c, meta) = constant_result(magnitude, dtype);
+    ops[first] = Operand {
+        value: c.unwrap_or_else(|| unreachable!("a constant result is new")),
         negative,
-    });
+        meta,
+        removed: false,
+    };
+    &mut ops[..=first]
+}
+
+/// Cancels `+x`/`-x` pairs within runs of equal hash, as oneDNN does.
+fn cancel_pairs(ops: &mut [Operand]) {
+    for i in 0..ops.len() {
+        if ops[i].removed {
+            continue;
+        }
+        for j in i + 1..ops.len() {
+            if ops[j].removed {
+                continue;
+            }
+            if ops[j].meta.hash != ops[i].meta.hash {
+                break;
+            }
+            if ops[j].negative == ops[i].negative {
+                continue;
+            }
+            if structural_eq(&ops[i].value, &ops[j].value) {
+                ops[i].removed = true;
+                ops[j].removed = true;
+                break;
+            }
+        }
+    }
 }
 
 /// Whether the rebuilt chain `out` is `e` again: the same operators along
@@ -382,23 +463,6 @@ fn same_chain(e: &Expr, out: &Expr) -> bool {
             _ => return same_operand(a, b),
         }
     }
-}
-
-/// The direct operands of a node, in oneDNN's order.
-fn children(e: &Expr) -> Vec<Expr> {
-    use ir_core::Walk;
-    struct Direct(Vec<Expr>);
-    impl ExprVisitor for Direct {
-        fn visit_expr(&mut self, e: &Expr) {
-            self.0.push(e.clone());
-        }
-    }
-    if let Expr::TensorPtr(p) = e {
-        return vec![Expr::Indexing(p.base.clone())];
-    }
-    let mut direct = Direct(Vec::new());
-    e.walk(&mut direct);
-    direct.0
 }
 
 /// `hash_combine_stable` of oneDNN's `hash_utils.hpp`.
@@ -445,7 +509,8 @@ fn constant_hash(value: Value, dtype: DType) -> u64 {
     }
 }
 
-/// oneDNN's `sc_expr_type` of the node (`min` and `max` are intrinsic calls there).
+/// oneDNN's `sc_expr_type` of the node (`min` and `max` are intrinsic calls
+/// there). A `&A[i]` hashes its indexing's operands directly.
 fn node_type(e: &Expr) -> u64 {
     match e {
         Expr::Constant(_) => 1,

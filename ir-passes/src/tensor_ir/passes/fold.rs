@@ -25,7 +25,7 @@ use crate::tensor_ir::expr::{
     Arith, Binary, Cast, Cmp, Expr, ExprMutator, ExprVisitor, Logic, Select, Var,
 };
 use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp, compare, eval_arith};
-use crate::tensor_ir::passes::canonical::{CanonicalMemo, Canonicalizer};
+use crate::tensor_ir::passes::canonical::{Canonicalizer, Operand};
 use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count};
 use crate::tensor_ir::stmt::{ForLoop, IfElse, Stmt, StmtMutator, Stmts};
 
@@ -45,8 +45,8 @@ pub struct ConstantFolder {
     nesting: u32,
     /// The loop depth of each enclosing loop's variable (outermost 1).
     loop_depth: IdMap<Node<Var>, u32>,
-    /// Hashes and canonical marks of the expression being folded.
-    canonical: CanonicalMemo,
+    /// Scratch space for the operands of the chains being canonicalized.
+    operands: Vec<Operand>,
 }
 
 impl std::fmt::Debug for ConstantFolder {
@@ -79,7 +79,7 @@ impl ConstantFolder {
         self.nesting = 1;
         let mut current = e.clone();
         for _ in 0..100 {
-            let canonical = Canonicalizer::new(&mut self.canonical, &self.loop_depth)
+            let canonical = Canonicalizer::new(&self.loop_depth, &mut self.operands)
                 .run(&current)
                 .unwrap_or_clone(&current);
             let next = step(self, &canonical).unwrap_or(canonical);
@@ -89,7 +89,6 @@ impl ConstantFolder {
             current = next;
         }
         self.nesting = 0;
-        self.canonical.clear();
         if current.same_as(e) {
             Transformed::Keep
         } else {
