@@ -45,6 +45,8 @@ enum C {
 #[derive(Debug, Clone)]
 enum Op {
     Define(E),
+    /// `var v: s32` with no initializer, then `v = e` when there is one.
+    Declare(Option<E>),
     Assign(usize, E),
     Store(E, E),
     Eval(E),
@@ -114,6 +116,7 @@ fn op() -> impl Strategy<Value = Op> {
     ];
     prop_oneof![
         3 => expr().prop_map(Op::Define),
+        1 => prop::option::of(expr()).prop_map(Op::Declare),
         3 => (any::<usize>(), expr()).prop_map(|(v, e)| Op::Assign(v, e)),
         2 => (expr(), expr()).prop_map(|(i, e)| Op::Store(i, e)),
         1 => expr().prop_map(Op::Eval),
@@ -247,6 +250,20 @@ fn build(ops: &[Op]) -> Module {
                 let v = b.fresh("v", DType::S32);
                 b.scope.push((Expr::Var(v.clone()), true));
                 define(v, Some(init))
+            }
+            Op::Declare(e) => {
+                let value = e.as_ref().map(|e| b.expr(e));
+                let v = b.fresh("v", DType::S32);
+                b.scope.push((Expr::Var(v.clone()), true));
+                let declared = define(v.clone(), None);
+                match value {
+                    Some(value) => {
+                        let top = stack.last_mut().expect("the body is never closed");
+                        top.seq.push(declared);
+                        assign(Expr::Var(v), value)
+                    }
+                    None => declared,
+                }
             }
             Op::Assign(k, e) => {
                 let assignable: Vec<Expr> = b

@@ -10,6 +10,13 @@
 //! order (`canonical.rs`: flattened, sorted, constants summed, `+x`/`-x`
 //! cancelled), then folds, and repeats until neither changes anything.
 //!
+//! With the non-fast folder's range analysis (`ranges.rs`), a loop variable
+//! and a variable that holds one value (`bindings.rs`) have ranges that fold
+//! what they decide: in `for i in (0, 10, 1)`, `(i < 100)` is `true` and
+//! `(i % 10)` is `i`. A loop whose bounds differ by a known amount through
+//! such variables (`for i in (n, m, 1)` after `m = (n + 1)`) has a known trip
+//! count (oneDNN's `loop_len_hint`).
+//!
 //! The folder is a copy-on-write mutator that overrides the category hooks:
 //! one `mutate_binary` for the seven arithmetic kinds. It returns the very
 //! same node when nothing folds.
@@ -25,12 +32,16 @@ use crate::tensor_ir::expr::{
     Arith, Binary, Cast, Cmp, Expr, ExprMutator, ExprVisitor, Logic, Select, Var,
 };
 use crate::tensor_ir::ops::{AddOp, ArithOp, MaxOp, MinOp, MulOp, RelOp, compare, eval_arith};
+use crate::tensor_ir::passes::bindings::Bindings;
 use crate::tensor_ir::passes::canonical::{Canonicalizer, Operand};
-use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count};
-use crate::tensor_ir::stmt::{ForLoop, IfElse, Stmt, StmtMutator, Stmts};
+use crate::tensor_ir::passes::ranges::{Info, Range, RangeFolder};
+use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count_with};
+use crate::tensor_ir::stmt::{Assign, Define, ForLoop, IfElse, Stmt, StmtMutator, Stmts};
 
-/// The constant folder. `fold`/`fold_stmt`/`fold_func` return the input
-/// itself (same handles) when nothing folds.
+/// The constant folder. `fold` and `fold_stmt` return the input itself
+/// (same handles) when nothing folds. `fold_stmt` first finds the variables
+/// that hold one value; the mutator hooks called directly fold without
+/// their ranges.
 ///
 /// ```
 /// use ir_passes::tensor_ir::{ConstantFolder, parse_expr};
@@ -47,6 +58,12 @@ pub struct ConstantFolder {
     loop_depth: IdMap<Node<Var>, u32>,
     /// Scratch space for the operands of the chains being canonicalized.
     operands: Vec<Operand>,
+    /// The variables of the statement being folded that hold one value.
+    bindings: Bindings,
+    /// The known ranges of variables in scope.
+    ranges: IdMap<Node<Var>, Range>,
+    /// Scratch space for the ranges of the operands being folded.
+    infos: Vec<Info>,
 }
 
 impl std::fmt::Debug for ConstantFolder {
@@ -83,6 +100,10 @@ impl ConstantFolder {
                 .run(&current)
                 .unwrap_or_clone(&current);
             let next = step(self, &canonical).unwrap_or(canonical);
+            let next = RangeFolder::new(&self.ranges, &mut self.infos)
+                .run(&next)
+                .0
+                .unwrap_or(next);
             if next.same_as(&current) {
                 break;
             }
@@ -102,8 +123,60 @@ impl ConstantFolder {
     }
 
     /// Folds every expression and statement in a statement.
+    ///
+    /// Folding can remove the assignment or read that kept a variable from
+    /// holding one value (in a branch or loop it proved dead); the folder
+    /// then runs again with the variables it found, as oneDNN's repeats
+    /// while a variable's value changed, so a folded statement folds to
+    /// itself. A chain of such discoveries longer than [`Self::MAX_ROUNDS`]
+    /// stops there (the result is correct, only less folded), which keeps
+    /// folding linear.
     pub fn fold_stmt(&mut self, s: &Stmt) -> Stmt {
-        self.mutate_stmt(s).unwrap_or_clone(s)
+        let mut bindings = Bindings::of(s);
+        let mut current = s.clone();
+        for _ in 0..Self::MAX_ROUNDS {
+            self.bindings = bindings;
+            let out = self.mutate_stmt(&current);
+            self.ranges.clear();
+            let Transformed::Replace(out) = out else {
+                break;
+            };
+            current = out;
+            bindings = Bindings::of(&current);
+            if !bindings.gained_over(&self.bindings) {
+                break;
+            }
+        }
+        self.bindings = Bindings::default();
+        current
+    }
+
+    /// The most times [`Self::fold_stmt`] folds a statement again.
+    pub const MAX_ROUNDS: usize = 8;
+
+    /// The range of the folded expression `e` with the ranges in scope.
+    fn range_of(&mut self, e: &Expr) -> Option<Range> {
+        RangeFolder::new(&self.ranges, &mut self.infos).run(e).1
+    }
+
+    /// A folded loop bound: a variable with one known value becomes it.
+    fn bound(&mut self, e: &Expr) -> Transformed<Expr> {
+        let folded = self.mutate_expr(e);
+        if let Expr::Var(v) = folded.as_ref_or(e)
+            && let Some(c) = self.ranges.get(&v.id()).and_then(|r| r.constant(v.dtype))
+        {
+            return Transformed::Replace(c);
+        }
+        folded
+    }
+
+    /// Records the range of the stable variable `v` holding `value`.
+    fn record(&mut self, v: &Node<Var>, value: &Expr) {
+        if self.bindings.is_stable(v)
+            && let Some(range) = self.range_of(value)
+        {
+            self.ranges.insert(v.id(), range);
+        }
     }
 }
 
@@ -187,23 +260,87 @@ impl StmtMutator for ConstantFolder {
     }
 
     fn mutate_for_loop(&mut self, l: &Node<ForLoop>) -> Transformed<Stmt> {
+        let begin = self.bound(&l.begin);
+        let end = self.bound(&l.end);
+        let step = self.bound(&l.step);
+        let (b, e, st) = (
+            begin.as_ref_or(&l.begin),
+            end.as_ref_or(&l.end),
+            step.as_ref_or(&l.step),
+        );
+        // In the body, a variable the body never assigns lies between the
+        // first and the last value it takes.
+        let dtype = l.var.dtype;
+        let range = if self.bindings.is_stable(&l.var) && b.dtype() == dtype && e.dtype() == dtype {
+            let step = st.as_value().and_then(|v| Range::of_value(v, dtype));
+            match (
+                self.range_of(b),
+                self.range_of(e),
+                step.and_then(Range::single),
+            ) {
+                (Some(b), Some(e), Some(s)) => Range::of_loop(b, e, s, dtype),
+                _ => None,
+            }
+        } else {
+            None
+        };
         // Canonical order sorts operands of deeper loops after the others.
         let depth = self.loop_depth.len() as u32 + 1;
         self.loop_depth.insert(l.var.id(), depth);
-        let rebuilt: Transformed<Stmt> = l.rebuild(self).into();
+        if let Some(range) = range {
+            self.ranges.insert(l.var.id(), range);
+        }
+        let body = self.mutate_stmt(&l.body);
+        self.ranges.remove(&l.var.id());
         self.loop_depth.remove(&l.var.id());
-        let current = rebuilt.clone().unwrap_or_else(|| Stmt::ForLoop(l.clone()));
-        let Stmt::ForLoop(lp) = &current else {
-            return rebuilt;
+        let changed =
+            begin.is_replace() || end.is_replace() || step.is_replace() || body.is_replace();
+        let lp = if changed {
+            Node::new(ForLoop {
+                var: l.var.clone(),
+                begin: begin.unwrap_or_clone(&l.begin),
+                end: end.unwrap_or_clone(&l.end),
+                step: step.unwrap_or_clone(&l.step),
+                body: body.unwrap_or_clone(&l.body),
+                kind: l.kind,
+                attrs: l.attrs.clone(),
+            })
+        } else {
+            l.clone()
         };
-        match trip_count(lp) {
+        match trip_count_with(&lp, &self.bindings) {
             Some(0) => Transformed::Replace(stmts(Vec::new())),
             Some(1) => {
-                let body = single_iteration(lp);
+                let body = single_iteration(&lp);
                 Transformed::Replace(self.mutate_stmt(&body).unwrap_or(body))
             }
-            _ => rebuilt,
+            _ if changed => Transformed::Replace(Stmt::ForLoop(lp)),
+            _ => Transformed::Keep,
         }
+    }
+
+    fn mutate_define(&mut self, d: &Node<Define>) -> Transformed<Stmt> {
+        let out: Transformed<Stmt> = d.rebuild(self).into();
+        let init = match &out {
+            Transformed::Replace(Stmt::Define(n)) => n.init.clone(),
+            _ => d.init.clone(),
+        };
+        if let Some(init) = init {
+            self.record(&d.var, &init);
+        }
+        out
+    }
+
+    fn mutate_assign(&mut self, a: &Node<Assign>) -> Transformed<Stmt> {
+        let out: Transformed<Stmt> = a.rebuild(self).into();
+        if let Expr::Var(v) = &a.lhs {
+            let rhs = match &out {
+                Transformed::Replace(Stmt::Assign(n)) => n.rhs.clone(),
+                _ => a.rhs.clone(),
+            };
+            self.record(v, &rhs);
+        }
+        out
     }
 
     fn mutate_stmts(&mut self, s: &Node<Stmts>) -> Transformed<Stmt> {

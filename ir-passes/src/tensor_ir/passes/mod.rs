@@ -1,9 +1,11 @@
 //! Passes over the Tensor IR.
 
+mod bindings;
 mod canonical;
 mod facts;
 mod fold;
 mod mark_unroll;
+mod ranges;
 mod registry;
 mod simplify;
 pub mod substitute;

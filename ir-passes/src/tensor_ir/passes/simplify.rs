@@ -15,9 +15,10 @@ use ir_core::{Node, Transformed};
 use crate::tensor_ir::build::{boolean, cmp_ge, cmp_lt, logic_not, stmts};
 use crate::tensor_ir::expr::{Cmp, Expr, ExprMutator, Tensor, Var};
 use crate::tensor_ir::passes::ConstantFolder;
+use crate::tensor_ir::passes::bindings::Bindings;
 use crate::tensor_ir::passes::facts::Facts;
 use crate::tensor_ir::passes::fold::is_pure;
-use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count};
+use crate::tensor_ir::passes::trip_count::{single_iteration, trip_count, trip_count_with};
 use crate::tensor_ir::stmt::{ForLoop, Func, IfElse, Stmt, StmtMutator, Stmts};
 
 /// The simplifier. The very same statement comes back when nothing
@@ -37,14 +38,19 @@ use crate::tensor_ir::stmt::{ForLoop, Func, IfElse, Stmt, StmtMutator, Stmts};
 #[derive(Default)]
 pub struct Simplify {
     facts: Facts,
+    /// The variables of the program that hold one value: loops bounded
+    /// through them can have a known trip count.
+    bindings: Bindings,
 }
 
 impl Simplify {
     /// Simplifies a statement.
     pub fn run(&mut self, s: &Stmt) -> Stmt {
         self.facts = Facts::for_program(s);
+        self.bindings = Bindings::of(s);
         let out = self.mutate_stmt(s).unwrap_or_clone(s);
         self.facts = Facts::default();
+        self.bindings = Bindings::default();
         out
     }
 
@@ -178,7 +184,7 @@ impl StmtMutator for Simplify {
         self.facts.restore(mark);
         let bounds_pure =
             is_pure(&rebuilt.begin) && is_pure(&rebuilt.end) && is_pure(&rebuilt.step);
-        match trip_count(&rebuilt) {
+        match trip_count_with(&rebuilt, &self.bindings) {
             Some(0) if bounds_pure => return empty(),
             Some(1) => {
                 let body = single_iteration(&rebuilt);

@@ -5,6 +5,7 @@ use crate::tensor_ir::dtype::Value;
 use crate::tensor_ir::expr::Expr;
 use crate::tensor_ir::passes::ConstantFolder;
 use crate::tensor_ir::passes::Substitute;
+use crate::tensor_ir::passes::bindings::Bindings;
 use crate::tensor_ir::stmt::{ForLoop, Stmt};
 
 /// The number of iterations of `l` when its step is a positive constant and
@@ -20,14 +21,37 @@ use crate::tensor_ir::stmt::{ForLoop, Stmt};
 /// assert_eq!(trip_count(l), Some(2));
 /// ```
 pub fn trip_count(l: &ForLoop) -> Option<u64> {
-    let step = i128::from(l.step.as_value()?.as_int()?);
+    count(&l.begin, &l.end, &l.step)
+}
+
+/// [`trip_count`], also through the values that stable variables among the
+/// bounds stand for (oneDNN's `loop_len_hint`): after `m = (n + 1)`,
+/// `for i in (n, m, 1)` runs once.
+pub(crate) fn trip_count_with(l: &ForLoop, bindings: &Bindings) -> Option<u64> {
+    trip_count(l).or_else(|| {
+        let begin = bindings.resolve(&l.begin);
+        let end = bindings.resolve(&l.end);
+        let (b, e) = (
+            begin.as_ref().unwrap_or(&l.begin),
+            end.as_ref().unwrap_or(&l.end),
+        );
+        // The resolved pair first, then each side alone, as oneDNN does.
+        [(b, e), (&l.begin, e), (b, &l.end)]
+            .into_iter()
+            .skip_while(|_| begin.is_none() && end.is_none())
+            .find_map(|(b, e)| count(b, e, &l.step))
+    })
+}
+
+fn count(begin: &Expr, end: &Expr, step: &Expr) -> Option<u64> {
+    let step = i128::from(step.as_value()?.as_int()?);
     if step <= 0 {
         return None;
     }
-    let extent = match (l.begin.as_value(), l.end.as_value()) {
+    let extent = match (begin.as_value(), end.as_value()) {
         (Some(b), Some(e)) => i128::from(e.as_int()?) - i128::from(b.as_int()?),
         _ => {
-            let diff = ConstantFolder::new().fold(&(l.end.clone() - l.begin.clone()));
+            let diff = ConstantFolder::new().fold(&(end.clone() - begin.clone()));
             i128::from(diff.as_value()?.as_int()?)
         }
     };
