@@ -171,3 +171,69 @@ fn a_family_value_is_viewed_as_its_category() {
     assert!(parse_expr("a").unwrap().as_binary().is_none());
     let _: Stmt = parse_stmt("x = 1").unwrap();
 }
+
+/// Relax opts in too: its symbolic shape expressions declare the category
+/// `PrimBinary`, so a pass over shapes handles the seven arithmetic kinds in
+/// one hook, and a specific hook still wins for its kind.
+#[test]
+fn relax_shape_arithmetic_has_a_category_hook() {
+    use ir_passes::relax::{BinOp, PrimBinary, PrimExpr, PrimExprMutator, PrimExprVisitor};
+    let n = || PrimExpr::PrimVar(PrimExpr::var("n"));
+    // `max((n + 1) * 2, n // 4) - n % 3`
+    let shape = PrimExpr::binary(
+        BinOp::Sub,
+        PrimExpr::binary(
+            BinOp::Max,
+            PrimExpr::binary(
+                BinOp::Mul,
+                PrimExpr::binary(BinOp::Add, n(), PrimExpr::int(1)),
+                PrimExpr::int(2),
+            ),
+            PrimExpr::binary(BinOp::FloorDiv, n(), PrimExpr::int(4)),
+        ),
+        PrimExpr::binary(BinOp::FloorMod, n(), PrimExpr::int(3)),
+    );
+    #[derive(Default)]
+    struct Count {
+        binary: usize,
+        adds: usize,
+    }
+    impl PrimExprVisitor for Count {
+        fn visit_prim_binary(&mut self, node: PrimBinary<'_>) {
+            self.binary += 1;
+            node.walk(self)
+        }
+        fn visit_add(&mut self, node: &Node<ir_passes::relax::Add>) {
+            self.adds += 1;
+            node.walk(self)
+        }
+    }
+    let mut count = Count::default();
+    count.visit_prim_expr(&shape);
+    // Sub, Max, Mul, FloorDiv, FloorMod reach the category; Add its own hook.
+    assert_eq!((count.binary, count.adds), (5, 1));
+
+    // A mutator over the category: every arithmetic node becomes a `max`.
+    struct AllMax;
+    impl PrimExprMutator for AllMax {
+        fn mutate_prim_binary(&mut self, node: PrimBinary<'_>) -> Transformed<PrimExpr> {
+            let e = PrimExpr::from(node);
+            let (_, a, b) = e.as_binary_parts().expect("a binary node");
+            let a = self.mutate_prim_expr(a).unwrap_or_clone(a);
+            let b = self.mutate_prim_expr(b).unwrap_or_clone(b);
+            Transformed::Replace(PrimExpr::binary(BinOp::Max, a, b))
+        }
+    }
+    let out = AllMax.mutate_prim_expr(&shape).unwrap_or_clone(&shape);
+    let mut ops = Vec::new();
+    struct Ops<'a>(&'a mut Vec<BinOp>);
+    impl PrimExprVisitor for Ops<'_> {
+        fn visit_prim_binary(&mut self, node: PrimBinary<'_>) {
+            let e = PrimExpr::from(node);
+            self.0.push(e.as_binary_parts().expect("binary").0);
+            node.walk(self)
+        }
+    }
+    Ops(&mut ops).visit_prim_expr(&out);
+    assert_eq!(ops, [BinOp::Max; 6]);
+}

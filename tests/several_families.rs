@@ -171,3 +171,45 @@ fn an_early_exit_visitor_over_both_families_names_its_result_once() {
         Found::Break("(1 + 2)".to_string())
     );
 }
+
+/// oneDNN's `copy_attr`: a node the folder builds in place of another keeps
+/// the original's attributes (merged with its own); a node the folder takes
+/// from inside the original (`x` for `x + 0`) keeps only its own.
+#[test]
+fn attributes_of_a_rewritten_expression_are_carried_to_its_replacement() {
+    let note = || AttrValue::Str("hot".into());
+    let annotated = |mut e: Expr| {
+        e.attrs_mut().set("note", note());
+        e
+    };
+    // Reassociation builds a new `+`.
+    let e = annotated(constant(1) + var("a") + constant(2));
+    let folded = ConstantFolder::new().fold(&e);
+    assert_eq!(folded.to_string(), "(a + 3)");
+    assert_eq!(folded.attrs().get("note"), Some(&note()));
+    // Canonical order builds a new chain: its top keeps the attributes.
+    let e = annotated(var("b") * (var("a") * var("c")));
+    let folded = ConstantFolder::new().fold(&e);
+    assert_eq!(folded.to_string(), "((b * a) * c)");
+    assert_eq!(folded.attrs().get("note"), Some(&note()));
+    // An identity returns an operand, which is not annotated.
+    let x = var("x") * var("y");
+    let e = annotated(x.clone() + constant(0));
+    let folded = ConstantFolder::new().fold(&e);
+    assert!(folded.same_as(&x));
+    assert!(folded.attrs().is_empty());
+    // The replacement's own attributes win on a clash.
+    let mut attrs = Attrs::new().with("note", AttrValue::Int(1));
+    attrs.set("kept", AttrValue::Bool(true));
+    assert_eq!(
+        attrs.merged(
+            &Attrs::new()
+                .with("note", note())
+                .with("old", AttrValue::Int(2))
+        ),
+        Attrs::new()
+            .with("kept", AttrValue::Bool(true))
+            .with("note", AttrValue::Int(1))
+            .with("old", AttrValue::Int(2))
+    );
+}

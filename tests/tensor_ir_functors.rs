@@ -441,3 +441,57 @@ fn substitution_gives_a_changed_tensor_one_new_identity() {
     let out = Substitute::var(n, Expr::Var(n.clone())).apply(&load);
     assert!(out.same_as(&load));
 }
+
+/// A variable mapped to a variable is renamed at its definitions and uses
+/// alike, a loop's included; a tensor mapped to a tensor likewise, with one
+/// node for the definition and every use; the identity map returns the very
+/// same statement.
+#[test]
+fn substitution_renames_definitions_and_uses_consistently() {
+    let s = parse_stmt(
+        "{ tensor A: [s32 * 8]  var x: s32 = 1
+           for i in (0, 8, 1) { x = (x + i)  A[i] = x } }",
+    )
+    .unwrap();
+    let seq = &block(&s).seq;
+    let a = defined_tensor(&seq[0]).clone();
+    let Stmt::Define(d) = &seq[1] else { panic!() };
+    let Stmt::ForLoop(l) = &seq[2] else { panic!() };
+    let (x, i) = (d.var.clone(), l.var.clone());
+
+    let identity = Substitute::new()
+        .insert_var(&x, Expr::Var(x.clone()))
+        .insert_var(&i, Expr::Var(i.clone()))
+        .insert_tensor(&a, a.clone())
+        .apply_stmt(&s);
+    assert!(identity.same_as(&s));
+
+    let y = var_of("y", DType::S32);
+    let k = var_of("k", DType::S32);
+    let mut b = (*a).clone();
+    b.name = "B".into();
+    let b = Node::new(b);
+    let out = Substitute::new()
+        .insert_var(&x, Expr::Var(y.clone()))
+        .insert_var(&i, Expr::Var(k.clone()))
+        .insert_tensor(&a, b.clone())
+        .apply_stmt(&s);
+    assert_eq!(
+        out.to_string(),
+        "{\n  tensor B: [s32 * 8]\n  var y: s32 = 1\n  for k in (0, 8, 1) {\n    y = (y + k)\n    B[k] = y\n  }\n}"
+    );
+    let seq = &block(&out).seq;
+    assert!(defined_tensor(&seq[0]).same_as(&b));
+    let Stmt::Define(d) = &seq[1] else { panic!() };
+    assert!(d.var.same_as(&y));
+    let Stmt::ForLoop(l) = &seq[2] else { panic!() };
+    assert!(l.var.same_as(&k));
+    let Stmt::Assign(store) = &block(&l.body).seq[1] else {
+        panic!()
+    };
+    let Expr::Indexing(at) = &store.lhs else {
+        panic!()
+    };
+    assert!(at.tensor.same_as(&Expr::Tensor(b)));
+    assert!(at.index[0].same_as(&Expr::Var(k)));
+}

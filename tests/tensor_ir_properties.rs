@@ -445,12 +445,32 @@ fn passes() -> Vec<(&'static str, FuncPass)> {
             .run_func(f)
         }),
         ("substitute", |f| {
-            // Every loop variable's uses renamed to a fresh variable's is not
-            // meaning-preserving; substituting `n` by its own value is.
-            let Expr::Var(n) = &f.params[0] else {
-                unreachable!()
-            };
-            Substitute::var(n, Expr::Var(n.clone())).apply_func(f)
+            // Every variable and tensor renamed to a fresh one, parameters
+            // included: at definitions and uses alike, so the program means
+            // the same.
+            struct Defs(Substitute);
+            impl ExprVisitor for Defs {
+                fn visit_var_def(&mut self, v: &Node<Var>) {
+                    let fresh = var_of(&format!("{}_r", v.name), v.dtype);
+                    self.0.insert_var(v, Expr::Var(fresh));
+                }
+                fn visit_tensor_def(&mut self, t: &Node<Tensor>) {
+                    let mut fresh = (**t).clone();
+                    fresh.name = format!("{}_r", t.name);
+                    self.0.insert_tensor(t, Node::new(fresh));
+                }
+            }
+            impl StmtVisitor for Defs {}
+            let mut defs = Defs(Substitute::new());
+            for p in &f.params {
+                match p {
+                    Expr::Var(v) => defs.visit_var_def(v),
+                    Expr::Tensor(t) => defs.visit_tensor_def(t),
+                    _ => {}
+                }
+            }
+            defs.visit_stmt(&f.body);
+            defs.0.apply_func(f)
         }),
         ("mark-unroll, fold, unroll", |f| {
             let f = f.map_body(|b| passes::MarkUnroll { max_extent: 3 }.run(b));

@@ -445,6 +445,33 @@ impl Expr {
         self.as_constant().map(|c| c.value)
     }
 
+    /// The node's attributes, to change: the node is copied first when it
+    /// is shared.
+    pub fn attrs_mut(&mut self) -> &mut Attrs {
+        macro_rules! all {
+            ($($v:ident),*) => {
+                match self { $(Expr::$v(n) => &mut n.make_mut().attrs,)* }
+            };
+        }
+        all!(
+            Constant, Var, Cast, Add, Sub, Mul, Div, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And,
+            Or, Not, Select, Call, Intrinsic, Tensor, Indexing, TensorPtr
+        )
+    }
+
+    /// Whether no other handle shares this node.
+    pub fn is_unique(&mut self) -> bool {
+        macro_rules! all {
+            ($($v:ident),*) => {
+                match self { $(Expr::$v(n) => n.is_unique(),)* }
+            };
+        }
+        all!(
+            Constant, Var, Cast, Add, Sub, Mul, Div, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And,
+            Or, Not, Select, Call, Intrinsic, Tensor, Indexing, TensorPtr
+        )
+    }
+
     /// The node's attributes.
     pub fn attrs(&self) -> &Attrs {
         macro_rules! all {

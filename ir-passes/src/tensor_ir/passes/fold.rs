@@ -96,14 +96,16 @@ impl ConstantFolder {
         self.nesting = 1;
         let mut current = e.clone();
         for _ in 0..100 {
-            let canonical = Canonicalizer::new(&self.loop_depth, &mut self.operands)
-                .run(&current)
-                .unwrap_or_clone(&current);
+            let canonical =
+                match Canonicalizer::new(&self.loop_depth, &mut self.operands).run(&current) {
+                    Transformed::Replace(c) => carry_attrs(&current, c),
+                    Transformed::Keep => current.clone(),
+                };
             let next = step(self, &canonical).unwrap_or(canonical);
-            let next = RangeFolder::new(&self.ranges, &mut self.infos)
-                .run(&next)
-                .0
-                .unwrap_or(next);
+            let next = match RangeFolder::new(&self.ranges, &mut self.infos).run(&next).0 {
+                Transformed::Replace(r) => carry_attrs(&next, r),
+                Transformed::Keep => next,
+            };
             if next.same_as(&current) {
                 break;
             }
@@ -194,7 +196,7 @@ fn settle(
     };
     let mut changed = rebuilt.is_replace();
     if let Some(next) = rule(&current) {
-        current = settled(next, rule);
+        current = carry_attrs(&current, settled(next, rule));
         changed = true;
     }
     if changed {
@@ -362,6 +364,18 @@ impl StmtMutator for ConstantFolder {
         }
         rebuilt
     }
+}
+
+/// `new`, which a rewrite built in place of `original`, with `original`'s
+/// attributes merged in (oneDNN's `copy_attr`). A node the rewrite took
+/// from inside `original` (`x` for `x + 0`) is shared with it, and keeps its
+/// own attributes.
+fn carry_attrs(original: &Expr, mut new: Expr) -> Expr {
+    if !original.attrs().is_empty() && new.is_unique() {
+        let merged = new.attrs().merged(original.attrs());
+        *new.attrs_mut() = merged;
+    }
+    new
 }
 
 /// `e` rewritten by `rule` until it no longer applies (each step makes the
