@@ -9,8 +9,8 @@
 //! Run with `cargo run --example tensor_ir_fold`.
 
 use ir_passes::tensor_ir::{
-    AddOp, Arith, ArithOp, ConstantFolder, DType, Expr, ExprMutator, StmtMutator, SubOp, Value,
-    constant, constant_of, parse_func, var,
+    AddOp, Arith, ArithOp, ConstantFolder, DType, Expr, ExprMutator, SubOp, Value, constant,
+    constant_of, parse_func, var,
 };
 use irkit::{Node, Transformed};
 
@@ -49,21 +49,22 @@ impl ExprMutator for SimpleConstantFolder {
     }
 }
 
-fn main() {
+/// The seed's two lines: `a` and `b` before and after the tutorial's folder.
+pub fn seed_lines() -> [String; 2] {
     let mut folder = SimpleConstantFolder;
-    let fold =
-        |folder: &mut SimpleConstantFolder, e: &Expr| folder.mutate_expr(e).unwrap_or_clone(e);
-
+    let mut fold = |e: &Expr| folder.mutate_expr(e).unwrap_or_clone(e);
     let a = constant(1) + constant(2) - constant(3);
     let b = constant(1) + constant(2) + var("var_b");
-    println!(
-        "expr a before folder:{a}, after folder:{}",
-        fold(&mut folder, &a)
-    );
-    println!(
-        "expr b before folder:{b}, after folder:{}",
-        fold(&mut folder, &b)
-    );
+    [
+        format!("expr a before folder:{a}, after folder:{}", fold(&a)),
+        format!("expr b before folder:{b}, after folder:{}", fold(&b)),
+    ]
+}
+
+fn main() {
+    for line in seed_lines() {
+        println!("{line}");
+    }
 
     let f = parse_func(
         "func scale(A: [s32 * 100], n: s32): void {
@@ -79,8 +80,7 @@ fn main() {
 }",
     )
     .expect("the example parses");
-    let mut full = ConstantFolder::new();
-    let folded = full.mutate_stmt(&f.body).unwrap_or_clone(&f.body);
+    let folded = ConstantFolder::new().fold_stmt(&f.body);
     println!();
     println!("before the full folder:\n{f}");
     println!(

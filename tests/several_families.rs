@@ -88,6 +88,21 @@ fn statement_attributes_are_carried_over() {
     assert!(old.lhs.same_as(&new.lhs));
 }
 
+/// The example prints the seed's two lines, as the oneDNN tutorial does.
+#[test]
+fn the_example_prints_the_seeds_two_lines() {
+    #[allow(dead_code)]
+    #[path = "../examples/tensor_ir_fold.rs"]
+    mod example;
+    assert_eq!(
+        example::seed_lines(),
+        [
+            "expr a before folder:((1 + 2) - 3), after folder:0",
+            "expr b before folder:((1 + 2) + var_b), after folder:(3 + var_b)",
+        ]
+    );
+}
+
 #[test]
 fn the_seed_examples() {
     let a = constant(1) + constant(2) - constant(3);
