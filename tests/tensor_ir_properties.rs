@@ -47,6 +47,9 @@ enum Op {
     Define(E),
     /// `var v: s32` with no initializer, then `v = e` when there is one.
     Declare(Option<E>),
+    /// `tensor T: [s32 * 2]`, `T[1] = e`, `A[0] = (T[0] + T[1])`: a tensor
+    /// defined in the current block (in a loop, once per iteration).
+    Scratch(E),
     Assign(usize, E),
     Store(E, E),
     Eval(E),
@@ -117,6 +120,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         3 => expr().prop_map(Op::Define),
         1 => prop::option::of(expr()).prop_map(Op::Declare),
+        1 => expr().prop_map(Op::Scratch),
         3 => (any::<usize>(), expr()).prop_map(|(v, e)| Op::Assign(v, e)),
         2 => (expr(), expr()).prop_map(|(i, e)| Op::Store(i, e)),
         1 => expr().prop_map(Op::Eval),
@@ -264,6 +268,18 @@ fn build(ops: &[Op]) -> Module {
                     }
                     None => declared,
                 }
+            }
+            Op::Scratch(e) => {
+                b.counter += 1;
+                let t = tensor(&format!("T{}", b.counter), DType::S32, &[2]);
+                let value = b.expr(e);
+                let top = stack.last_mut().expect("the body is never closed");
+                top.seq.push(define_tensor(t.clone()));
+                top.seq.push(assign(indexing(&t, vec![constant(1)]), value));
+                assign(
+                    indexing(&env.a, vec![constant(0)]),
+                    indexing(&t, vec![constant(0)]) + indexing(&t, vec![constant(1)]),
+                )
             }
             Op::Assign(k, e) => {
                 let assignable: Vec<Expr> = b
@@ -498,6 +514,12 @@ fn defined_once(f: &Func) -> Result<(), String> {
             if !self.0.insert(v.addr()) {
                 self.1
                     .get_or_insert_with(|| format!("`{}` is defined twice", v.name));
+            }
+        }
+        fn visit_tensor_def(&mut self, t: &Node<Tensor>) {
+            if !self.0.insert(t.addr()) {
+                self.1
+                    .get_or_insert_with(|| format!("tensor `{}` is defined twice", t.name));
             }
         }
     }
