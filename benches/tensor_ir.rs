@@ -265,7 +265,7 @@ fn folder_per_node(c: &mut Criterion) {
     }
     note(
         table,
-        "Balanced trees of the seven arithmetic kinds over constants and one variable; folding them to a fixed point, then folding the result again, which must build no node: the allocations left are the growth of the folder's scratch buffer for the operands of the chains it puts in canonical order (oneDNN's order), a handful whatever the size. A read-only walk of the same tree is the baseline for memory effects: the nodes of the larger trees no longer fit in cache.",
+        "Balanced trees of the seven arithmetic kinds over constants and one variable; folding them to a fixed point, then folding the result again, which must build no node: the allocations left are the growth of the folder's two scratch buffers (the operands of the chains it puts in canonical order, oneDNN's order, and the operand ranges of its range analysis), a handful whatever the size. A read-only walk of the same tree is the baseline for memory effects: the nodes of the larger trees no longer fit in cache.",
     );
 }
 
