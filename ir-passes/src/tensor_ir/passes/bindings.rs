@@ -170,7 +170,8 @@ impl StmtVisitor for Finder {
         match &d.init {
             Some(init) => {
                 self.visit_expr(init);
-                self.define(&d.var, State::Stable(Some(init.clone())));
+                let value = (init.dtype() == d.var.dtype).then(|| init.clone());
+                self.define(&d.var, State::Stable(value));
             }
             None => {
                 let scope = self.scope();
@@ -188,7 +189,10 @@ impl StmtVisitor for Finder {
         };
         let scope = self.scope();
         let next = match self.states.get(&v.id()) {
-            Some(State::Unset { scope: s }) if *s == scope => State::Stable(Some(a.rhs.clone())),
+            Some(State::Unset { scope: s }) if *s == scope => {
+                // A value of another type is stored converted: it cannot stand for the variable.
+                State::Stable((a.rhs.dtype() == v.dtype).then(|| a.rhs.clone()))
+            }
             _ => State::Varying,
         };
         self.states.insert(v.id(), next);

@@ -174,7 +174,10 @@ impl ConstantFolder {
 
     /// Records the range of the stable variable `v` holding `value`.
     fn record(&mut self, v: &Node<Var>, value: &Expr) {
+        // A value of another type is converted (definition) or stored as
+        // its bits (assignment): its range is not the variable's.
         if self.bindings.is_stable(v)
+            && value.dtype() == v.dtype
             && let Some(range) = self.range_of(value)
         {
             self.ranges.insert(v.id(), range);

@@ -254,14 +254,28 @@ impl<'a> RangeFolder<'a> {
         let rebuilt = Rebuild::rebuild(e, self);
         let operands = &self.stack[mark..];
         let pure = !matches!(e, Expr::Call(_)) && operands.iter().all(|o| o.pure);
-        let first = operands.first().and_then(|o| o.range);
-        let second = operands.get(1).and_then(|o| o.range);
+        let mut first = operands.first().and_then(|o| o.range);
+        let mut second = operands.get(1).and_then(|o| o.range);
         self.stack.truncate(mark);
         let current = match &rebuilt {
             Transformed::Keep => e,
             Transformed::Replace(n) => n,
         };
         let dtype = current.dtype();
+        // The interpreter computes and compares in the left operand's type:
+        // an operand of another type is read as that type's bits, so its
+        // exact range says nothing.
+        let operand_types = match (current.as_binary(), current.as_cmp()) {
+            (Some(b), _) => Some((b.l().dtype(), b.r().dtype())),
+            (_, Some(c)) => Some((c.l().dtype(), c.r().dtype())),
+            _ => None,
+        };
+        if let Some((l, r)) = operand_types
+            && (l != r || (current.as_binary().is_some() && l != dtype))
+        {
+            first = None;
+            second = None;
+        }
         let info = |range| Info { range, pure };
         if let Some(b) = current.as_binary() {
             let Some(range) = second.and_then(|r| Range::binary(b, first, r, dtype)) else {

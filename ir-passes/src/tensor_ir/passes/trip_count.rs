@@ -1,7 +1,7 @@
 //! How many times a loop runs, when that is known at compile time.
 
 use crate::tensor_ir::build::constant_of;
-use crate::tensor_ir::dtype::Value;
+use crate::tensor_ir::dtype::{DType, Value};
 use crate::tensor_ir::expr::Expr;
 use crate::tensor_ir::passes::ConstantFolder;
 use crate::tensor_ir::passes::Substitute;
@@ -21,7 +21,7 @@ use crate::tensor_ir::stmt::{ForLoop, Stmt};
 /// assert_eq!(trip_count(l), Some(2));
 /// ```
 pub fn trip_count(l: &ForLoop) -> Option<u64> {
-    count(&l.begin, &l.end, &l.step)
+    count(&l.begin, &l.end, &l.step, l.var.dtype)
 }
 
 /// [`trip_count`], also through the values that stable variables among the
@@ -39,20 +39,37 @@ pub(crate) fn trip_count_with(l: &ForLoop, bindings: &Bindings) -> Option<u64> {
         [(b, e), (&l.begin, e), (b, &l.end)]
             .into_iter()
             .skip_while(|_| begin.is_none() && end.is_none())
-            .find_map(|(b, e)| count(b, e, &l.step))
+            .find_map(|(b, e)| count(b, e, &l.step, l.var.dtype))
     })
 }
 
-fn count(begin: &Expr, end: &Expr, step: &Expr) -> Option<u64> {
-    let step = i128::from(step.as_value()?.as_int()?);
+/// The trips of a loop over a `dtype` variable. Bounds of another type are
+/// converted by the interpreter, so they are not counted. Constants are
+/// read exactly (`index` as unsigned). A symbolic `end - begin` that folds
+/// to a constant is trusted as TVM's and oneDNN's loop passes trust it: it
+/// assumes the bounds' own arithmetic does not wrap (`m = (n + 1)` with `n`
+/// the type's largest value would make it wrong).
+fn count(begin: &Expr, end: &Expr, step: &Expr, dtype: DType) -> Option<u64> {
+    if begin.dtype() != dtype || end.dtype() != dtype || step.dtype() != dtype {
+        return None;
+    }
+    let exact = |e: &Expr| {
+        let v = e.as_value()?.as_int()?;
+        Some(if dtype == DType::Index {
+            i128::from(v as u64)
+        } else {
+            i128::from(v)
+        })
+    };
+    let step = exact(step)?;
     if step <= 0 {
         return None;
     }
-    let extent = match (begin.as_value(), end.as_value()) {
-        (Some(b), Some(e)) => i128::from(e.as_int()?) - i128::from(b.as_int()?),
+    let extent = match (exact(begin), exact(end)) {
+        (Some(b), Some(e)) => e - b,
         _ => {
             let diff = ConstantFolder::new().fold(&(end.clone() - begin.clone()));
-            i128::from(diff.as_value()?.as_int()?)
+            exact(&diff)?
         }
     };
     let trips = if extent <= 0 {
