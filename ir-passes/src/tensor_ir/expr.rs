@@ -355,6 +355,39 @@ pub enum Expr {
     TensorPtr(Node<TensorPtr>),
 }
 
+/// `$body` on the node of whichever kind `$e` is, bound to `$n`.
+macro_rules! each_node {
+    ($e:expr, $n:ident => $body:expr) => {
+        match $e {
+            Expr::Constant($n) => $body,
+            Expr::Var($n) => $body,
+            Expr::Cast($n) => $body,
+            Expr::Add($n) => $body,
+            Expr::Sub($n) => $body,
+            Expr::Mul($n) => $body,
+            Expr::Div($n) => $body,
+            Expr::Mod($n) => $body,
+            Expr::Min($n) => $body,
+            Expr::Max($n) => $body,
+            Expr::Eq($n) => $body,
+            Expr::Ne($n) => $body,
+            Expr::Lt($n) => $body,
+            Expr::Le($n) => $body,
+            Expr::Gt($n) => $body,
+            Expr::Ge($n) => $body,
+            Expr::And($n) => $body,
+            Expr::Or($n) => $body,
+            Expr::Not($n) => $body,
+            Expr::Select($n) => $body,
+            Expr::Call($n) => $body,
+            Expr::Intrinsic($n) => $body,
+            Expr::Tensor($n) => $body,
+            Expr::Indexing($n) => $body,
+            Expr::TensorPtr($n) => $body,
+        }
+    };
+}
+
 /// Both operands of a binary node, whatever its kind.
 macro_rules! operands {
     ($view:ident { $($v:ident),* }) => {
@@ -448,40 +481,16 @@ impl Expr {
     /// The node's attributes, to change: the node is copied first when it
     /// is shared.
     pub fn attrs_mut(&mut self) -> &mut Attrs {
-        macro_rules! all {
-            ($($v:ident),*) => {
-                match self { $(Expr::$v(n) => &mut n.make_mut().attrs,)* }
-            };
-        }
-        all!(
-            Constant, Var, Cast, Add, Sub, Mul, Div, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And,
-            Or, Not, Select, Call, Intrinsic, Tensor, Indexing, TensorPtr
-        )
+        each_node!(self, n => &mut n.make_mut().attrs)
     }
 
     /// Whether no other handle shares this node.
     pub fn is_unique(&mut self) -> bool {
-        macro_rules! all {
-            ($($v:ident),*) => {
-                match self { $(Expr::$v(n) => n.is_unique(),)* }
-            };
-        }
-        all!(
-            Constant, Var, Cast, Add, Sub, Mul, Div, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And,
-            Or, Not, Select, Call, Intrinsic, Tensor, Indexing, TensorPtr
-        )
+        each_node!(self, n => n.is_unique())
     }
 
     /// The node's attributes.
     pub fn attrs(&self) -> &Attrs {
-        macro_rules! all {
-            ($($v:ident),*) => {
-                match self { $(Expr::$v(n) => &n.attrs,)* }
-            };
-        }
-        all!(
-            Constant, Var, Cast, Add, Sub, Mul, Div, Mod, Min, Max, Eq, Ne, Lt, Le, Gt, Ge, And,
-            Or, Not, Select, Call, Intrinsic, Tensor, Indexing, TensorPtr
-        )
+        each_node!(self, n => &n.attrs)
     }
 }

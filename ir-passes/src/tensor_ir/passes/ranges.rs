@@ -44,7 +44,7 @@ fn bounds(dtype: DType) -> Option<(i128, i128)> {
 }
 
 /// A constant's value as an exact integer (`index` is unsigned).
-fn exact(v: Value, dtype: DType) -> Option<i128> {
+pub(crate) fn exact(v: Value, dtype: DType) -> Option<i128> {
     let i = v.as_int()?;
     match dtype {
         DType::Index => Some(i128::from(i as u64)),

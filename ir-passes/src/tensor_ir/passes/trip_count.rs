@@ -6,6 +6,7 @@ use crate::tensor_ir::expr::Expr;
 use crate::tensor_ir::passes::ConstantFolder;
 use crate::tensor_ir::passes::Substitute;
 use crate::tensor_ir::passes::bindings::Bindings;
+use crate::tensor_ir::passes::ranges::exact;
 use crate::tensor_ir::stmt::{ForLoop, Stmt};
 
 /// The number of iterations of `l` when its step is a positive constant and
@@ -53,14 +54,7 @@ fn count(begin: &Expr, end: &Expr, step: &Expr, dtype: DType) -> Option<u64> {
     if begin.dtype() != dtype || end.dtype() != dtype || step.dtype() != dtype {
         return None;
     }
-    let exact = |e: &Expr| {
-        let v = e.as_value()?.as_int()?;
-        Some(if dtype == DType::Index {
-            i128::from(v as u64)
-        } else {
-            i128::from(v)
-        })
-    };
+    let exact = |e: &Expr| exact(e.as_value()?, dtype);
     let step = exact(step)?;
     if step <= 0 {
         return None;
