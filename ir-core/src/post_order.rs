@@ -1,7 +1,9 @@
 //! Post-order rewriting (TVM's `PostOrderRewrite`/`ExprRewriter`, TIR's
 //! `IRTransform`), across families.
 //!
-//! A generated `<Family>Rewriter` has one hook per kind receiving
+//! A family marked `#[ir(rewriter)]` gets a `<Family>Rewriter` trait (others
+//! pay nothing for one; the families it `uses` are marked as well, since their
+//! rewriters are its supertraits). It has one hook per kind receiving
 //! `(pre, post)`: `pre` is the original node and `post` the node rebuilt from
 //! its already rewritten children (the same handle as `pre` when none
 //! changed). Each node, shared or not, is rewritten once, after its children.
@@ -19,8 +21,8 @@ use rustc_hash::FxHashMap;
 
 use crate::{Mutate, Rebuild, Transformed};
 
-/// The mutator that runs a rewriter's `(pre, post)` hooks bottom-up. Every
-/// family's derive implements its mutator trait for it.
+/// The mutator that runs a rewriter's `(pre, post)` hooks bottom-up. The
+/// derive of every `#[ir(rewriter)]` family implements its mutator trait for it.
 pub struct PostOrder<'a, W: ?Sized> {
     rewriter: &'a mut W,
     /// Results for shared nodes, by the address of the original node.

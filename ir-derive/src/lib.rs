@@ -30,8 +30,9 @@ pub fn derive_visitable(input: TokenStream) -> TokenStream {
 ///   changed, carry other fields over), from which ir-core gives it
 ///   `RebuildFields`.
 /// * On a family enum: the `<Family>Mutator` trait with `mutate_<family>` and
-///   one `mutate_<kind>` hook per kind, and the `<Family>Rewriter` trait of
-///   `(pre, post)` hooks for `ir_core::post_order::rewrite`.
+///   one `mutate_<kind>` hook per kind; with `#[ir(rewriter)]` on the family,
+///   also the `<Family>Rewriter` trait of `(pre, post)` hooks for
+///   `ir_core::post_order::rewrite` (the families it `uses` need the mark too).
 ///
 /// Takes the same attributes as `Visitable`; a family must derive both.
 #[proc_macro_derive(Mutable, attributes(ir))]

@@ -67,6 +67,7 @@ pub struct Function {
 }
 
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+#[ir(rewriter)]
 pub enum Expr {
     Constant(Node<Constant>),
     #[ir(def)]

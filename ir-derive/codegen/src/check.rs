@@ -13,7 +13,7 @@ use crate::model::{
     CategoryModel, ExtModel, FamilyModel, FieldModel, KindModel, Model, StructModel,
 };
 use crate::naming::snake_case;
-use crate::parse::{Field, Input, Variant};
+use crate::parse::{Field, Input, MutatorArgs, Variant};
 
 /// The model, and every error found. The model is still built when there are
 /// errors (invalid variants left out), so the expansion can go on and the
@@ -29,11 +29,15 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                         .with_span(&uses.first().map(|p| p.span()).unwrap_or(input.ident.span())),
                 );
             }
-            if input.extensible.is_some() || input.extends.is_some() || input.mutator.is_some() {
+            if input.extensible.is_some()
+                || input.extends.is_some()
+                || input.mutator.is_some()
+                || input.rewriter.is_present()
+            {
                 errors.push(
                     Error::custom(
-                        "`extensible`, `extends` and `mutator` apply to family enums, not to \
-                         node structs",
+                        "`extensible`, `extends`, `mutator` and `rewriter` apply to family \
+                         enums, not to node structs",
                     )
                     .with_span(&input.ident),
                 );
@@ -142,6 +146,8 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
             };
             let mutator = input.mutator.unwrap_or_default();
             check_mutator_defaults(&kinds, &mutator, extends.is_some(), &mut errors);
+            let rewriter =
+                check_rewriter(&input.rewriter, &mutator, extends.is_some(), &mut errors);
             Model::Family(FamilyModel {
                 krate,
                 ident: input.ident,
@@ -156,6 +162,7 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 uses: input.uses.map(|u| u.to_vec()).unwrap_or_default(),
                 mutator_state: mutator.state.map(Box::new),
                 mutate_entry: mutator.entry.map(Box::new),
+                rewriter,
             })
         }
     };
@@ -172,6 +179,30 @@ fn ext_payload(variant: &Variant) -> Option<syn::Type> {
     let last = p.path.segments.last()?;
     (last.ident == "Ext" && matches!(last.arguments, syn::PathArguments::AngleBracketed(_)))
         .then(|| ty.clone())
+}
+
+/// `#[ir(rewriter)]`: a post-order rewriter drives the plain mutator hooks,
+/// so a family whose mutators hold state (`mutator(state = ..)`) has none,
+/// and an extension family's kinds are rewritten through the open family's.
+fn check_rewriter(
+    flag: &darling::util::Flag,
+    mutator: &MutatorArgs,
+    extends: bool,
+    errors: &mut darling::error::Accumulator,
+) -> bool {
+    if !flag.is_present() {
+        return false;
+    }
+    let reason = if mutator.state.is_some() {
+        "a family whose mutators hold state (`mutator(state = ..)`) has no post-order rewriter"
+    } else if extends {
+        "an extension family's kinds are rewritten through the open family's rewriter \
+         (`rewrite_ext`): put `rewriter` on that family"
+    } else {
+        return true;
+    };
+    errors.push(Error::custom(reason).with_span(&flag.span()));
+    false
 }
 
 /// `#[ir(extensible)]` and the `Ext` variant go together.

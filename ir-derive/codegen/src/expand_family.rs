@@ -22,9 +22,9 @@ pub fn expand(f: &FamilyModel, which: Derive) -> TokenStream {
         }
         Derive::Mutable | Derive::StructuralEq => {
             let mutator = mutator_trait(f);
-            // A post-order rewriter drives the mutator hooks itself: a family
-            // whose mutators hold state has its own defaults instead.
-            let rewriter = f.mutator_state.is_none().then(|| rewriter_trait(f));
+            // Only a family that asks for one (`#[ir(rewriter)]`) has a
+            // post-order rewriter: it is a trait and a dispatch per family.
+            let rewriter = f.rewriter.then(|| rewriter_trait(f));
             quote!(#mutator #rewriter)
         }
     }

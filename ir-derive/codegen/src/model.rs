@@ -65,6 +65,8 @@ pub struct FamilyModel {
     pub mutator_state: Option<Box<syn::Path>>,
     /// `#[ir(mutator(entry = ..))]`: the entry hook's default body.
     pub mutate_entry: Option<Box<syn::Path>>,
+    /// `#[ir(rewriter)]`: generate the post-order rewriter trait.
+    pub rewriter: bool,
 }
 
 /// A category of kinds (`#[ir(category = Binary)]` on each of its variants):

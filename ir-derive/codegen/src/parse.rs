@@ -29,6 +29,11 @@ pub struct Input {
     /// mutator and its block builder).
     #[darling(default)]
     pub mutator: Option<MutatorArgs>,
+    /// `#[ir(rewriter)]`: the family also gets a post-order rewriter trait
+    /// (`ExprRewriter`, TVM's `ExprRewriter`); families without it pay nothing
+    /// for one.
+    #[darling(default)]
+    pub rewriter: darling::util::Flag,
 }
 
 /// The arguments of `#[ir(mutator(...))]`.

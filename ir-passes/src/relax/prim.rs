@@ -66,6 +66,7 @@ binary_kinds!(
 
 /// The family of symbolic expressions.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+#[ir(rewriter)]
 pub enum PrimExpr {
     /// A constant.
     IntImm(Node<IntImm>),

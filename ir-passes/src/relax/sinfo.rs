@@ -66,7 +66,7 @@ pub struct FuncStructInfo {
 
 /// The family of struct infos.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(uses(PrimExpr))]
+#[ir(uses(PrimExpr), rewriter)]
 pub enum StructInfo {
     /// Any value.
     ObjectStructInfo(Node<ObjectStructInfo>),

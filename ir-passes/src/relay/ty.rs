@@ -57,6 +57,7 @@ pub struct IncompleteType {}
 
 /// The family of Relay types.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+#[ir(rewriter)]
 pub enum Type {
     /// A tensor type.
     TensorType(Node<TensorType>),

@@ -284,6 +284,7 @@ pub struct TensorPtr {
 
 /// Tensor IR expressions: the family of expression kinds.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+#[ir(rewriter)]
 pub enum Expr {
     /// A constant.
     Constant(Node<Constant>),

@@ -137,7 +137,7 @@ pub struct DefineTensor {
 
 /// Tensor IR statements: the family of statement kinds.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(uses(Expr))]
+#[ir(uses(Expr), rewriter)]
 pub enum Stmt {
     /// `lhs = rhs`
     Assign(Node<Assign>),
