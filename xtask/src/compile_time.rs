@@ -122,8 +122,11 @@ pub fn hand_source() -> String {
 
 pub struct Measured {
     pub name: &'static str,
-    /// Rebuild of the crate itself, dependencies already built.
+    /// Rebuild of the crate itself, dependencies already built (wall clock).
     pub seconds: f64,
+    /// The same rebuild's CPU time (user and system, cargo and rustc): less
+    /// sensitive than the wall clock to other work on a shared machine.
+    pub cpu_seconds: f64,
     /// Build from an empty target directory, dependencies included.
     pub clean_seconds: Option<f64>,
     pub lines_per_kind: f64,
@@ -140,7 +143,20 @@ fn write_crate(dir: &Path, name: &str, deps: &str, source: &str) -> Result<(), S
     std::fs::write(dir.join("src/lib.rs"), source).map_err(|e| e.to_string())
 }
 
-fn cargo_build(dir: &Path, target: &Path, touch: bool) -> Result<f64, String> {
+/// CPU time (user + system) used so far by this process's waited-for children.
+fn children_cpu_seconds() -> f64 {
+    // SAFETY: `getrusage` only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// Wall-clock and CPU seconds of one `cargo build --release` of `dir`.
+fn cargo_build(dir: &Path, target: &Path, touch: bool) -> Result<(f64, f64), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     if touch {
         // A new modification time makes cargo rebuild this crate (only).
@@ -148,6 +164,7 @@ fn cargo_build(dir: &Path, target: &Path, touch: bool) -> Result<f64, String> {
         let source = std::fs::read(&lib).map_err(|e| e.to_string())?;
         std::fs::write(&lib, source).map_err(|e| e.to_string())?;
     }
+    let cpu = children_cpu_seconds();
     let t = Instant::now();
     let out = Command::new(&cargo)
         .args(["build", "-q", "--release"])
@@ -162,11 +179,12 @@ fn cargo_build(dir: &Path, target: &Path, touch: bool) -> Result<f64, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    Ok(t.elapsed().as_secs_f64())
+    Ok((t.elapsed().as_secs_f64(), children_cpu_seconds() - cpu))
 }
 
 /// Builds both crates (dependencies first, untimed), then times a rebuild of
-/// each crate itself (its source touched), `runs` times, keeping the fastest.
+/// each crate itself (its source touched), `runs` times, the two crates in
+/// turn so that both see the same load, keeping the fastest of each.
 pub fn measure(runs: usize, from_scratch: bool) -> Result<Vec<Measured>, String> {
     let root = workspace_root();
     let base: PathBuf = root.join("target/xtask-compile-time");
@@ -190,21 +208,25 @@ pub fn measure(runs: usize, from_scratch: bool) -> Result<Vec<Measured>, String>
     cargo_build(&derived_dir, &target, false)?;
     cargo_build(&hand_dir, &target, false)?;
     let expanded = crate::expand::expanded(&derived, "the derived IR")?;
-    let mut out = Vec::new();
-    for (name, dir, lines) in [
+    let crates = [
         ("derived", &derived_dir, expanded.lines().count()),
         ("hand-written", &hand_dir, hand.lines().count()),
-    ] {
-        let mut best = f64::INFINITY;
-        for _ in 0..runs {
+    ];
+    let mut best = [(f64::INFINITY, f64::INFINITY); 2];
+    for _ in 0..runs {
+        for ((_, dir, _), best) in crates.iter().zip(&mut best) {
             // Past the file system's timestamp granularity, so the rewrite is newer.
             std::thread::sleep(std::time::Duration::from_millis(1100));
-            best = best.min(cargo_build(dir, &target, true)?);
+            let (wall, cpu) = cargo_build(dir, &target, true)?;
+            *best = (best.0.min(wall), best.1.min(cpu));
         }
+    }
+    let mut out = Vec::new();
+    for ((name, dir, lines), (seconds, cpu_seconds)) in crates.into_iter().zip(best) {
         let clean_seconds = if from_scratch {
             let scratch = base.join(format!("scratch-{}", name));
             let _ = std::fs::remove_dir_all(&scratch);
-            let secs = cargo_build(dir, &scratch, false)?;
+            let (secs, _) = cargo_build(dir, &scratch, false)?;
             let _ = std::fs::remove_dir_all(&scratch);
             Some(secs)
         } else {
@@ -212,7 +234,8 @@ pub fn measure(runs: usize, from_scratch: bool) -> Result<Vec<Measured>, String>
         };
         out.push(Measured {
             name,
-            seconds: best,
+            seconds,
+            cpu_seconds,
             clean_seconds,
             lines_per_kind: lines as f64 / KINDS as f64,
             rlib_bytes: std::fs::metadata(target.join("release").join(format!(
