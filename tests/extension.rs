@@ -22,7 +22,7 @@ mod upstream {
         pub rhs: Expr,
     }
     #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-    #[ir(extensible)]
+    #[ir(extensible, in_place)]
     pub enum Expr {
         Lit(Node<Lit>),
         #[ir(graph)]

@@ -180,3 +180,61 @@ fn copy_on_write_access() {
     assert_eq!(print(&e), "g(1)");
     assert_eq!(print(&shared), "f(1)");
 }
+
+/// A family that is not declared `#[ir(in_place)]`: its default hooks carry no
+/// check for in-place mode, which rebuilds it copy-on-write and stores the
+/// result in the slot. The result is the same; ancestors are new nodes.
+mod family_without_in_place {
+    use irkit::prelude::*;
+    use pretty_assertions::assert_eq;
+
+    #[derive(Debug, Clone, Visitable, Mutable)]
+    pub struct Lit {
+        #[ir(skip)]
+        pub value: i64,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable)]
+    pub struct Add {
+        pub lhs: E,
+        pub rhs: E,
+    }
+    #[derive(Debug, Clone, Visitable, Mutable)]
+    pub enum E {
+        Lit(Node<Lit>),
+        Add(Node<Add>),
+    }
+
+    struct DoubleOne;
+    impl EMutator for DoubleOne {
+        fn mutate_lit(&mut self, n: &Node<Lit>) -> Transformed<E> {
+            if n.value == 1 {
+                Lit { value: 2 }.into()
+            } else {
+                Transformed::Keep
+            }
+        }
+    }
+
+    fn sum(e: &E) -> Vec<i64> {
+        match e {
+            E::Lit(l) => vec![l.value],
+            E::Add(a) => [sum(&a.lhs), sum(&a.rhs)].concat(),
+        }
+    }
+
+    #[test]
+    fn in_place_mode_rebuilds_it_copy_on_write_with_the_same_result() {
+        let lit = |value| E::from(Lit { value });
+        let add = |lhs, rhs| E::from(Add { lhs, rhs });
+        let mut e = add(add(lit(1), lit(3)), lit(1));
+        let inner = e.as_add().unwrap().lhs.addr();
+        assert!(e.mutate_in_place(&mut DoubleOne));
+        assert_eq!(sum(&e), vec![2, 3, 2]);
+        assert_ne!(
+            e.as_add().unwrap().lhs.addr(),
+            inner,
+            "rebuilt, not written into"
+        );
+        assert!(!e.mutate_in_place(&mut DoubleOne));
+    }
+}

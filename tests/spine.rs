@@ -33,6 +33,7 @@ pub struct Let {
     body: Expr,
 }
 #[derive(Debug, Clone, Visitable, Mutable)]
+#[ir(in_place)]
 pub enum Expr {
     Lit(Node<Lit>),
     #[ir(def)]

@@ -11,7 +11,10 @@
 //!   in a loop instead ([`walk_chain`], [`rebuild_chain`], [`tail_in_place`]).
 //! * **In-place mode.** Run over a uniquely owned tree ([`Node::mutate_in_place`],
 //!   `Mutate::mutate_in_place`), a mutator writes new children into the nodes on
-//!   the path of a change instead of copying them ([`slot_in_place`]).
+//!   the path of a change instead of copying them ([`slot_in_place`]). Only
+//!   families declared `#[ir(in_place)]` ([`crate::Family::IN_PLACE`]) take
+//!   part: the default hooks of the others have no hand-back check for it, so
+//!   the driver gets their hooks' copy-on-write result and stores it.
 //!
 //! Neither may bypass a user's hook. So a driver still calls the pass's entry
 //! hook for the next link (or slot) as copy-on-write mode would, after
@@ -490,6 +493,10 @@ impl<K> Node<K> {
     /// other owners see no change. Hooks the pass overrides run as in
     /// copy-on-write mode. Returns `true` when something changed.
     ///
+    /// The family must be declared `#[ir(in_place)]` for its nodes to be
+    /// written into; other families are rebuilt copy-on-write (the result is
+    /// the same).
+    ///
     /// ```
     /// use ir_core::prelude::*;
     ///
@@ -498,6 +505,7 @@ impl<K> Node<K> {
     /// #[derive(Clone, Visitable, Mutable)]
     /// struct Add { lhs: Expr, rhs: Expr }
     /// #[derive(Clone, Visitable, Mutable)]
+    /// #[ir(in_place)]
     /// enum Expr { Lit(Node<Lit>), Add(Node<Add>) }
     ///
     /// struct Double;

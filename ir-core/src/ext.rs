@@ -568,7 +568,7 @@ pub fn __rebuild<M: ?Sized, F: Extensible>(
     node: &Ext<F>,
     rebuild: impl FnOnce(&mut MutAdapter<'_, M>) -> Transformed<Ext<F>>,
 ) -> Transformed<Ext<F>> {
-    if crate::driver::hand_back_outlined(mutator, node.addr()) {
+    if F::IN_PLACE && crate::driver::hand_back_outlined(mutator, node.addr()) {
         return Transformed::Keep;
     }
     rebuild(&mut MutAdapter(mutator))

@@ -20,6 +20,13 @@ pub trait Family: Sized {
     /// default hooks take part in walking chains in a loop ([`crate::driver`]).
     const ANY_TAIL: bool = false;
 
+    /// `true` when the family is declared `#[ir(in_place)]`: its default hooks
+    /// take part in in-place mode ([`crate::Node::mutate_in_place`]), writing
+    /// new children into uniquely owned nodes. Without it, in-place mode
+    /// rebuilds the family's nodes copy-on-write (chains aside) and its
+    /// default hooks carry no check for it.
+    const IN_PLACE: bool = false;
+
     /// The address of the node this value points to: an identity key.
     fn addr(&self) -> usize;
 

@@ -47,7 +47,7 @@ pub use ir_derive::{Mutable, StructuralEq, Visitable};
 pub use memo::{MemoMap, VisitedSet, memoized, visited};
 #[doc(hidden)]
 pub use mutate::{
-    __handle, __mutate_default, __mutate_default_def, __mutate_entry, __mutate_typed, __or_clone,
+    __mutate_default, __mutate_default_def, __mutate_entry, __mutate_typed, __or_clone,
 };
 pub use mutate::{HandleInfo, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt};
 pub use node::Node;

@@ -14,7 +14,7 @@
 
 use std::ops::Deref;
 
-use crate::{Node, Transformed};
+use crate::{Family, Node, Transformed};
 
 /// A node after the default recursion of a mutator ([`Node::rebuild`]): a
 /// view of the node (it dereferences to the original, or to the new contents
@@ -123,19 +123,24 @@ pub struct HandleInfo {
 
 /// Default recursion of a mutator on a family (derived): dispatch to the hook
 /// of the node's kind. Hooks that override the family entry call it explicitly.
-pub trait Rebuild<M: ?Sized>: Sized {
-    /// Whether a kind of the family has an `#[ir(tail)]` field (as
-    /// `Family::ANY_TAIL`): the entry hook then inlines the chain drivers'
-    /// whole check. Set by the derive.
-    #[doc(hidden)]
-    const __ANY_TAIL: bool = true;
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an IR family",
+    note = "derive `Visitable` on the family enum too: `Mutable` builds on it"
+)]
+pub trait Rebuild<M: ?Sized>: Family {
     /// Dispatches to the kind hook.
     fn rebuild(&self, mutator: &mut M) -> Transformed<Self>;
     /// In-place mode, once the hooks handed the node back: the kind's default
     /// work on the node, in place (the node is uniquely owned).
     fn rebuild_in_place(&mut self, mutator: &mut M) -> bool;
     /// The node's address and reference count.
-    fn node_handle(&self) -> HandleInfo;
+    #[inline(always)]
+    fn node_handle(&self) -> HandleInfo {
+        HandleInfo {
+            addr: self.addr(),
+            strong_count: self.strong_count(),
+        }
+    }
 }
 
 /// How a value is mutated where it appears as a *field*.
@@ -186,17 +191,18 @@ impl<T> Node<T> {
 /// [`crate::driver`]). `wrap` is the family's variant for the kind.
 #[doc(hidden)]
 #[inline]
-pub fn __mutate_default<M: ?Sized, K: RebuildFields<M> + crate::ChildType, F>(
+pub fn __mutate_default<M: ?Sized, K: RebuildFields<M> + crate::ChildType, F: Rebuild<M>>(
     mutator: &mut M,
     node: &Node<K>,
     wrap: fn(Node<K>) -> F,
 ) -> Transformed<F> {
     // A chain's driver hands back a tail kind on every link: its check is
-    // inlined whole. Other kinds are handed back in in-place mode only.
+    // inlined whole. Other kinds are handed back in in-place mode only, so
+    // a family that does not take part in it has no check at all.
     let handed_back = if K::HAS_TAIL {
         crate::driver::hand_back(mutator, node.addr())
     } else {
-        crate::driver::hand_back_outlined(mutator, node.addr())
+        F::IN_PLACE && crate::driver::hand_back_outlined(mutator, node.addr())
     };
     if handed_back {
         return Transformed::Keep;
@@ -207,11 +213,12 @@ pub fn __mutate_default<M: ?Sized, K: RebuildFields<M> + crate::ChildType, F>(
 /// The body of every generated default definition hook of a mutator.
 #[doc(hidden)]
 #[inline]
-pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>>(
+pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>, F: Rebuild<M>>(
     mutator: &mut M,
     node: &Node<K>,
+    _family: fn(Node<K>) -> F,
 ) -> Transformed<Node<K>> {
-    if crate::driver::hand_back_outlined(mutator, node.addr()) {
+    if F::IN_PLACE && crate::driver::hand_back_outlined(mutator, node.addr()) {
         return Transformed::Keep;
     }
     node.rebuild_fields(mutator).map(Node::new)
@@ -222,10 +229,10 @@ pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>>(
 #[doc(hidden)]
 #[inline]
 pub fn __mutate_entry<M: ?Sized, F: Rebuild<M>>(mutator: &mut M, node: &F) -> Transformed<F> {
-    if F::__ANY_TAIL {
-        crate::driver::pass_through(mutator, || node.node_handle().addr);
-    } else {
-        crate::driver::pass_through_outlined(mutator, || node.node_handle().addr);
+    if F::ANY_TAIL {
+        crate::driver::pass_through(mutator, || node.addr());
+    } else if F::IN_PLACE {
+        crate::driver::pass_through_outlined(mutator, || node.addr());
     }
     node.rebuild(mutator)
 }
@@ -238,16 +245,6 @@ pub fn __mutate_typed<M: ?Sized, K: RebuildFields<M>>(
     mutator: &mut M,
 ) -> Transformed<Node<K>> {
     node.rebuild_fields(mutator).map(Node::new)
-}
-
-/// Where the Mutable derive reads a family's handle (implemented by `Visitable`).
-#[doc(hidden)]
-#[inline(always)]
-pub fn __handle<F: crate::Family>(value: &F) -> HandleInfo {
-    HandleInfo {
-        addr: value.addr(),
-        strong_count: value.strong_count(),
-    }
 }
 
 impl<M: ?Sized, K: MutateKind<M>> Mutate<M> for Node<K> {

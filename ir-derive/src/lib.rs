@@ -33,6 +33,10 @@ pub fn derive_visitable(input: TokenStream) -> TokenStream {
 ///   one `mutate_<kind>` hook per kind; with `#[ir(rewriter)]` on the family,
 ///   also the `<Family>Rewriter` trait of `(pre, post)` hooks for
 ///   `ir_core::post_order::rewrite` (the families it `uses` need the mark too).
+/// * With `#[ir(in_place)]` on the family, its default hooks take part in
+///   in-place mode (`Node::mutate_in_place`): new children are written into
+///   uniquely owned nodes. Without it, in-place mode rebuilds the family's
+///   nodes copy-on-write, and its default hooks have no check for the mode.
 ///
 /// Takes the same attributes as `Visitable`; a family must derive both.
 #[proc_macro_derive(Mutable, attributes(ir))]

@@ -67,7 +67,7 @@ pub struct Function {
 }
 
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(rewriter)]
+#[ir(rewriter, in_place)]
 pub enum Expr {
     Constant(Node<Constant>),
     #[ir(def)]

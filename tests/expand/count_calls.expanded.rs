@@ -505,9 +505,6 @@ pub trait ExprMutator {
 const _: () = {
     #[automatically_derived]
     impl<__M: ExprMutator + ?::core::marker::Sized> ::ir_core::Rebuild<__M> for Expr {
-        const __ANY_TAIL: bool = false || <Const as ::ir_core::ChildType>::HAS_TAIL
-            || <Var as ::ir_core::ChildType>::HAS_TAIL
-            || <Call as ::ir_core::ChildType>::HAS_TAIL;
         #[inline]
         fn rebuild(&self, mutator: &mut __M) -> ::ir_core::Transformed<Self> {
             ::ir_core::stack::guarded(|| match self {
@@ -523,10 +520,6 @@ const _: () = {
                 Expr::Var(n) => ::ir_core::driver::node_in_place(n, mutator),
                 Expr::Call(n) => ::ir_core::driver::node_in_place(n, mutator),
             }
-        }
-        #[inline]
-        fn node_handle(&self) -> ::ir_core::HandleInfo {
-            ::ir_core::__handle(self)
         }
     }
     #[automatically_derived]

@@ -33,11 +33,12 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 || input.extends.is_some()
                 || input.mutator.is_some()
                 || input.rewriter.is_present()
+                || input.in_place.is_present()
             {
                 errors.push(
                     Error::custom(
-                        "`extensible`, `extends`, `mutator` and `rewriter` apply to family \
-                         enums, not to node structs",
+                        "`extensible`, `extends`, `mutator`, `rewriter` and `in_place` apply to \
+                         family enums, not to node structs",
                     )
                     .with_span(&input.ident),
                 );
@@ -148,6 +149,7 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
             check_mutator_defaults(&kinds, &mutator, extends.is_some(), &mut errors);
             let rewriter =
                 check_rewriter(&input.rewriter, &mutator, extends.is_some(), &mut errors);
+            let in_place = check_in_place(&input.in_place, extends.is_some(), &mut errors);
             Model::Family(FamilyModel {
                 krate,
                 ident: input.ident,
@@ -163,6 +165,7 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 mutator_state: mutator.state.map(Box::new),
                 mutate_entry: mutator.entry.map(Box::new),
                 rewriter,
+                in_place,
             })
         }
     };
@@ -203,6 +206,26 @@ fn check_rewriter(
     };
     errors.push(Error::custom(reason).with_span(&flag.span()));
     false
+}
+
+/// `#[ir(in_place)]`: an extension family's kinds take part in in-place mode
+/// exactly when the open family does.
+fn check_in_place(
+    flag: &darling::util::Flag,
+    extends: bool,
+    errors: &mut darling::error::Accumulator,
+) -> bool {
+    if flag.is_present() && extends {
+        errors.push(
+            Error::custom(
+                "an extension family's kinds take part in in-place mode when the open family \
+                 does: put `in_place` on that family",
+            )
+            .with_span(&flag.span()),
+        );
+        return false;
+    }
+    flag.is_present()
 }
 
 /// `#[ir(extensible)]` and the `Ext` variant go together.

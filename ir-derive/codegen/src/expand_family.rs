@@ -296,6 +296,11 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
         let ty = &kind.ty;
         quote!(|| <#ty as #k::ChildType>::HAS_TAIL)
     });
+    let in_place = f.in_place.then(|| {
+        quote!(
+            const IN_PLACE: bool = true;
+        )
+    });
     let per_kind = f.kinds.iter().enumerate().map(|(i, kind)| {
         let (v, ty) = (&kind.variant, &kind.ty);
         let name = v.to_string();
@@ -393,6 +398,7 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
             impl #k::Family for #fam {
                 const KIND_NAMES: &'static [&'static str] = &[#(#names),*];
                 const ANY_TAIL: bool = false #(#tails)*;
+                #in_place
                 #[inline]
                 fn addr(&self) -> usize {
                     #addr
@@ -501,10 +507,6 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     let (vis, fam) = (&f.vis, &f.ident);
     let trait_name = format_ident!("{}Mutator", fam);
     let entry = format_ident!("mutate_{}", f.snake);
-    let tails = f.kinds.iter().map(|kind| {
-        let ty = &kind.ty;
-        quote!(|| <#ty as #k::ChildType>::HAS_TAIL)
-    });
     let supers = f.uses.iter().map(|p| {
         let t = sibling_trait(p, "Mutator");
         quote!(#t)
@@ -531,7 +533,7 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             );
             let body = match &kind.mutate_def_with {
                 Some(path) => quote_spanned!(path.span()=> #path(self, node)),
-                None => quote!(#k::__mutate_default_def(self, node)),
+                None => quote!(#k::__mutate_default_def(self, node, #fam::#v)),
             };
             quote! {
                 #[doc = #doc]
@@ -674,7 +676,6 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         const _: () = {
             #[automatically_derived]
             impl<__M: #trait_name + ?::core::marker::Sized> #k::Rebuild<__M> for #fam {
-                const __ANY_TAIL: bool = false #(#tails)*;
                 #[inline]
                 fn rebuild(&self, mutator: &mut __M) -> #k::Transformed<Self> {
                     #k::stack::guarded(|| match self { #(#arms)* #fallback })
@@ -682,10 +683,6 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
                 #[inline]
                 fn rebuild_in_place(&mut self, mutator: &mut __M) -> bool {
                     match self { #(#in_place_arms)* #fallback }
-                }
-                #[inline]
-                fn node_handle(&self) -> #k::HandleInfo {
-                    #k::__handle(self)
                 }
             }
             #[automatically_derived]

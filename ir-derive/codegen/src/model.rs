@@ -67,6 +67,9 @@ pub struct FamilyModel {
     pub mutate_entry: Option<Box<syn::Path>>,
     /// `#[ir(rewriter)]`: generate the post-order rewriter trait.
     pub rewriter: bool,
+    /// `#[ir(in_place)]`: default mutator hooks hand nodes back to in-place
+    /// mode's driver.
+    pub in_place: bool,
 }
 
 /// A category of kinds (`#[ir(category = Binary)]` on each of its variants):

@@ -34,6 +34,11 @@ pub struct Input {
     /// for one.
     #[darling(default)]
     pub rewriter: darling::util::Flag,
+    /// `#[ir(in_place)]`: the family's default mutator hooks take part in
+    /// in-place mode (oneDNN's in-place visitor); families without it pay
+    /// nothing for it.
+    #[darling(default)]
+    pub in_place: darling::util::Flag,
 }
 
 /// The arguments of `#[ir(mutator(...))]`.

@@ -284,7 +284,7 @@ pub struct TensorPtr {
 
 /// Tensor IR expressions: the family of expression kinds.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(rewriter)]
+#[ir(rewriter, in_place)]
 pub enum Expr {
     /// A constant.
     Constant(Node<Constant>),

@@ -137,7 +137,7 @@ pub struct DefineTensor {
 
 /// Tensor IR statements: the family of statement kinds.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(uses(Expr), rewriter)]
+#[ir(uses(Expr), rewriter, in_place)]
 pub enum Stmt {
     /// `lhs = rhs`
     Assign(Node<Assign>),
