@@ -64,6 +64,9 @@ pub trait NodeKind: Sized {
     const NAME: &'static str;
     /// The kind's index, as in [`Family::kind_index`].
     const INDEX: usize;
+    /// `true` for a kind with definition sites (`#[ir(def)]`): a field typed
+    /// `Node<Self>` reaches its definition hooks.
+    const DEF: bool = false;
     /// The node, if `value` is of this kind.
     fn downcast(value: &Self::Family) -> Option<&Node<Self>>;
     /// The node, if `value` is of this kind, mutably (in-place mode).

@@ -31,6 +31,7 @@ mod deep_drop;
 pub mod driver;
 pub mod ext;
 mod family;
+pub mod kind_ref;
 mod memo;
 mod mutate;
 mod node;
@@ -49,7 +50,7 @@ pub use memo::{MemoMap, VisitedSet, memoized, visited};
 pub use mutate::{
     __mutate_default, __mutate_default_def, __mutate_entry, __mutate_typed, __or_clone,
 };
-pub use mutate::{HandleInfo, Mutate, MutateKind, Rebuild, RebuildFields, Rebuilt};
+pub use mutate::{HandleInfo, Mutate, MutateKind, MutateTyped, Rebuild, RebuildFields, Rebuilt};
 pub use node::Node;
 pub use replace_map::ReplaceMap;
 pub use structural::StructuralEq;
@@ -57,7 +58,7 @@ pub use structural::StructuralEq;
 pub use transformed::{Rewrite, Transformed};
 #[doc(hidden)]
 pub use visit::{__visit_default, __visit_entry};
-pub use visit::{DerivedStruct, Visit, VisitKind, VisitResult, Walk, visit_preorder};
+pub use visit::{DerivedStruct, Visit, VisitKind, VisitResult, VisitTyped, Walk, visit_preorder};
 
 /// The module chains were driven from before [`driver`] took over in-place
 /// mode too; its items are there now.

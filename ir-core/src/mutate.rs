@@ -14,7 +14,8 @@
 
 use std::ops::Deref;
 
-use crate::{Family, Node, Transformed};
+use crate::kind_ref::{KindNode, KindRef};
+use crate::{Family, Node, NodeKind, Transformed};
 
 /// A node after the default recursion of a mutator ([`Node::rebuild`]): a
 /// view of the node (it dereferences to the original, or to the new contents
@@ -162,8 +163,9 @@ pub trait Mutate<M: ?Sized>: Sized {
     fn mutate_in_place(&mut self, mutator: &mut M) -> bool;
 }
 
-/// Implemented by `#[derive(Mutable)]` on a family for each of its kinds: what
-/// mutating a field typed `Node<Kind>` means. The result keeps the kind.
+/// What mutating a field typed `Node<Kind>` means; the result keeps the kind.
+/// Implemented for every kind of a derived family (see [`crate::kind_ref`])
+/// and by the derive for kinds added to an open family.
 pub trait MutateKind<M: ?Sized>: Sized {
     /// Mutates a handle to this kind found in a typed field.
     fn mutate_node(node: &Node<Self>, mutator: &mut M) -> Transformed<Node<Self>>;
@@ -245,6 +247,40 @@ pub fn __mutate_typed<M: ?Sized, K: RebuildFields<M>>(
     mutator: &mut M,
 ) -> Transformed<Node<K>> {
     node.rebuild_fields(mutator).map(Node::new)
+}
+
+/// Every kind of a derived family: a kind without definition sites gets its
+/// default recursion (a hook could return another kind); a kind with them,
+/// its definition hook, through the family's dispatch.
+impl<M: ?Sized, K: NodeKind + RebuildFields<M> + 'static> MutateKind<M> for K
+where
+    K::Family: MutateTyped<M>,
+{
+    #[inline]
+    fn mutate_node(node: &Node<K>, mutator: &mut M) -> Transformed<Node<K>> {
+        if K::DEF {
+            K::Family::mutate_typed(mutator, K::INDEX, KindRef::new(node)).map(KindNode::get)
+        } else {
+            __mutate_typed(node, mutator)
+        }
+    }
+    #[inline]
+    fn mutate_node_in_place(node: &mut Node<K>, mutator: &mut M) -> bool {
+        if K::DEF {
+            crate::driver::kind_slot_in_place(node, mutator, |m, n| Self::mutate_node(n, m))
+        } else {
+            crate::driver::node_in_place(node, mutator)
+        }
+    }
+}
+
+/// A family's dispatch of typed fields to its kinds' definition hooks (see
+/// [`crate::kind_ref`]). Implemented by `#[derive(Mutable)]` on the family,
+/// through the hidden `__mutate_kind` method of its mutator trait.
+#[doc(hidden)]
+pub trait MutateTyped<M: ?Sized> {
+    /// Calls the definition hook of the kind at `index` on `node`.
+    fn mutate_typed(mutator: &mut M, index: usize, node: KindRef<'_>) -> Transformed<KindNode>;
 }
 
 impl<M: ?Sized, K: MutateKind<M>> Mutate<M> for Node<K> {

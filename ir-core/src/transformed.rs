@@ -1,6 +1,6 @@
 //! [`Transformed`]: the one answer to "did this rewrite change anything?".
 
-use crate::{Family, Node};
+use crate::{Node, NodeKind};
 
 /// The outcome of mutating one value: keep the original, or replace it.
 ///
@@ -125,11 +125,13 @@ impl<T> From<Option<T>> for Transformed<T> {
     }
 }
 
-/// A family value converts into a replacement.
-impl<F: Family> From<F> for Transformed<F> {
+/// A node of some kind converts into a replacement in its family (a hook
+/// returns `Lit { .. }.into()`). A family value converts too, through the
+/// impl its derive generates.
+impl<K: NodeKind> From<K> for Transformed<K::Family> {
     #[inline]
-    fn from(value: F) -> Self {
-        Transformed::Replace(value)
+    fn from(node: K) -> Self {
+        Transformed::Replace(Node::new(node).into())
     }
 }
 

@@ -10,7 +10,8 @@
 
 use std::ops::ControlFlow;
 
-use crate::{ChildType, Family, Node};
+use crate::kind_ref::KindRef;
+use crate::{ChildType, Family, Node, NodeKind};
 
 /// The result type of a visitor: `()` for visitors that always finish, or
 /// [`ControlFlow`] / [`Result`] for visitors that may stop early.
@@ -127,9 +128,10 @@ pub trait Visit<V: ?Sized, R> {
     fn visit(&self, visitor: &mut V) -> R;
 }
 
-/// Implemented by `#[derive(Visitable)]` on a family for each of its kinds:
-/// what visiting a field typed `Node<Kind>` means (the kind's definition hook,
-/// or its use hook if the kind has no definition sites).
+/// What visiting a field typed `Node<Kind>` means: the kind's definition
+/// hook, or its use hook if the kind has no definition sites. Implemented
+/// for every kind of a derived family (through the family's dispatch, see
+/// [`crate::kind_ref`]) and by the derive for kinds added to an open family.
 pub trait VisitKind<V: ?Sized, R>: Sized {
     /// Visits a handle to this kind found in a typed field.
     fn visit_node(node: &Node<Self>, visitor: &mut V) -> R;
@@ -226,6 +228,26 @@ where
         return r;
     }
     __visit_entry(visitor, node)
+}
+
+/// Every kind of a derived family: its family's dispatch picks the hook.
+impl<V: ?Sized, R, K: NodeKind + 'static> VisitKind<V, R> for K
+where
+    K::Family: VisitTyped<V, R>,
+{
+    #[inline]
+    fn visit_node(node: &Node<K>, visitor: &mut V) -> R {
+        K::Family::visit_typed(visitor, K::INDEX, KindRef::new(node))
+    }
+}
+
+/// A family's dispatch of typed fields to its kinds' hooks (see
+/// [`crate::kind_ref`]). Implemented by `#[derive(Visitable)]` on the family,
+/// through the hidden `__visit_kind` method of its visitor trait.
+#[doc(hidden)]
+pub trait VisitTyped<V: ?Sized, R> {
+    /// Calls the hook of the kind at `index` on `node`.
+    fn visit_typed(visitor: &mut V, index: usize, node: KindRef<'_>) -> R;
 }
 
 impl<V: ?Sized, R, K: VisitKind<V, R>> Visit<V, R> for Node<K> {

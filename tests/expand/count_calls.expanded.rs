@@ -156,6 +156,21 @@ pub trait ExprVisitor<R: ::ir_core::VisitResult = ()> {
     fn visit_ext(&mut self, node: &::ir_core::ext::Ext<Expr>) -> R {
         ::ir_core::ext::__walk(self, |adapter| node.walk_dyn(adapter))
     }
+    /// Typed fields' dispatch (`ir_core::kind_ref`).
+    #[doc(hidden)]
+    #[inline]
+    fn __visit_kind(
+        &mut self,
+        index: usize,
+        node: ::ir_core::kind_ref::KindRef<'_>,
+    ) -> R {
+        match index {
+            0usize => self.visit_const(node.get()),
+            1usize => self.visit_var(node.get()),
+            2usize => self.visit_call(node.get()),
+            _ => node.mismatch(),
+        }
+    }
 }
 const _: () = {
     #[automatically_derived]
@@ -186,30 +201,14 @@ const _: () = {
     impl<
         __V: ExprVisitor<__R> + ?::core::marker::Sized,
         __R: ::ir_core::VisitResult,
-    > ::ir_core::VisitKind<__V, __R> for Const {
+    > ::ir_core::VisitTyped<__V, __R> for Expr {
         #[inline]
-        fn visit_node(node: &::ir_core::Node<Self>, visitor: &mut __V) -> __R {
-            <__V as ExprVisitor<__R>>::visit_const(visitor, node)
-        }
-    }
-    #[automatically_derived]
-    impl<
-        __V: ExprVisitor<__R> + ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::VisitKind<__V, __R> for Var {
-        #[inline]
-        fn visit_node(node: &::ir_core::Node<Self>, visitor: &mut __V) -> __R {
-            <__V as ExprVisitor<__R>>::visit_var(visitor, node)
-        }
-    }
-    #[automatically_derived]
-    impl<
-        __V: ExprVisitor<__R> + ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::VisitKind<__V, __R> for Call {
-        #[inline]
-        fn visit_node(node: &::ir_core::Node<Self>, visitor: &mut __V) -> __R {
-            <__V as ExprVisitor<__R>>::visit_call(visitor, node)
+        fn visit_typed(
+            visitor: &mut __V,
+            index: usize,
+            node: ::ir_core::kind_ref::KindRef<'_>,
+        ) -> __R {
+            <__V as ExprVisitor<__R>>::__visit_kind(visitor, index, node)
         }
     }
     #[automatically_derived]
@@ -223,32 +222,24 @@ const _: () = {
             self.forward_to(node, <__V as ExprVisitor<__R>>::visit_expr)
         }
         #[inline]
-        fn visit_const(
-            &mut self,
-            node: &::ir_core::Node<Const>,
-        ) -> ::core::ops::ControlFlow<()> {
-            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_const)
-        }
-        #[inline]
-        fn visit_var(
-            &mut self,
-            node: &::ir_core::Node<Var>,
-        ) -> ::core::ops::ControlFlow<()> {
-            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_var)
-        }
-        #[inline]
-        fn visit_call(
-            &mut self,
-            node: &::ir_core::Node<Call>,
-        ) -> ::core::ops::ControlFlow<()> {
-            self.forward_to(node, <__V as ExprVisitor<__R>>::visit_call)
-        }
-        #[inline]
         fn visit_ext(
             &mut self,
             node: &::ir_core::ext::Ext<Expr>,
         ) -> ::core::ops::ControlFlow<()> {
             self.forward_to(node, <__V as ExprVisitor<__R>>::visit_ext)
+        }
+        #[inline]
+        fn __visit_kind(
+            &mut self,
+            index: usize,
+            node: ::ir_core::kind_ref::KindRef<'_>,
+        ) -> ::core::ops::ControlFlow<()> {
+            self.forward_to(
+                &node,
+                |visitor, node| {
+                    <__V as ExprVisitor<__R>>::__visit_kind(visitor, index, *node)
+                },
+            )
         }
     }
 };
@@ -501,6 +492,18 @@ pub trait ExprMutator {
     ) -> ::ir_core::Transformed<Expr> {
         ::ir_core::__mutate_default(self, node, Expr::Call)
     }
+    /// Typed fields' dispatch (`ir_core::kind_ref`).
+    #[doc(hidden)]
+    #[inline]
+    fn __mutate_kind(
+        &mut self,
+        index: usize,
+        node: ::ir_core::kind_ref::KindRef<'_>,
+    ) -> ::ir_core::Transformed<::ir_core::kind_ref::KindNode> {
+        match index {
+            _ => node.mismatch(),
+        }
+    }
 }
 const _: () = {
     #[automatically_derived]
@@ -534,76 +537,15 @@ const _: () = {
         }
     }
     #[automatically_derived]
-    impl<__M: ExprMutator + ?::core::marker::Sized> ::ir_core::MutateKind<__M>
-    for Const {
+    impl<__M: ExprMutator + ?::core::marker::Sized> ::ir_core::MutateTyped<__M>
+    for Expr {
         #[inline]
-        fn mutate_node(
-            node: &::ir_core::Node<Self>,
+        fn mutate_typed(
             mutator: &mut __M,
-        ) -> ::ir_core::Transformed<::ir_core::Node<Self>> {
-            ::ir_core::__mutate_typed(node, mutator)
-        }
-        #[inline]
-        fn mutate_node_in_place(
-            node: &mut ::ir_core::Node<Self>,
-            mutator: &mut __M,
-        ) -> bool {
-            ::ir_core::driver::node_in_place(node, mutator)
-        }
-    }
-    #[automatically_derived]
-    impl ::core::convert::From<Const> for ::ir_core::Transformed<Expr> {
-        #[inline]
-        fn from(node: Const) -> Self {
-            ::ir_core::Transformed::Replace(Expr::Const(::ir_core::Node::new(node)))
-        }
-    }
-    #[automatically_derived]
-    impl<__M: ExprMutator + ?::core::marker::Sized> ::ir_core::MutateKind<__M> for Var {
-        #[inline]
-        fn mutate_node(
-            node: &::ir_core::Node<Self>,
-            mutator: &mut __M,
-        ) -> ::ir_core::Transformed<::ir_core::Node<Self>> {
-            ::ir_core::__mutate_typed(node, mutator)
-        }
-        #[inline]
-        fn mutate_node_in_place(
-            node: &mut ::ir_core::Node<Self>,
-            mutator: &mut __M,
-        ) -> bool {
-            ::ir_core::driver::node_in_place(node, mutator)
-        }
-    }
-    #[automatically_derived]
-    impl ::core::convert::From<Var> for ::ir_core::Transformed<Expr> {
-        #[inline]
-        fn from(node: Var) -> Self {
-            ::ir_core::Transformed::Replace(Expr::Var(::ir_core::Node::new(node)))
-        }
-    }
-    #[automatically_derived]
-    impl<__M: ExprMutator + ?::core::marker::Sized> ::ir_core::MutateKind<__M> for Call {
-        #[inline]
-        fn mutate_node(
-            node: &::ir_core::Node<Self>,
-            mutator: &mut __M,
-        ) -> ::ir_core::Transformed<::ir_core::Node<Self>> {
-            ::ir_core::__mutate_typed(node, mutator)
-        }
-        #[inline]
-        fn mutate_node_in_place(
-            node: &mut ::ir_core::Node<Self>,
-            mutator: &mut __M,
-        ) -> bool {
-            ::ir_core::driver::node_in_place(node, mutator)
-        }
-    }
-    #[automatically_derived]
-    impl ::core::convert::From<Call> for ::ir_core::Transformed<Expr> {
-        #[inline]
-        fn from(node: Call) -> Self {
-            ::ir_core::Transformed::Replace(Expr::Call(::ir_core::Node::new(node)))
+            index: usize,
+            node: ::ir_core::kind_ref::KindRef<'_>,
+        ) -> ::ir_core::Transformed<::ir_core::kind_ref::KindNode> {
+            <__M as ExprMutator>::__mutate_kind(mutator, index, node)
         }
     }
     #[automatically_derived]
@@ -614,30 +556,24 @@ const _: () = {
             <__M as ExprMutator>::mutate_expr(self.inner(), node)
         }
         #[inline]
-        fn mutate_const(
+        fn __mutate_kind(
             &mut self,
-            node: &::ir_core::Node<Const>,
-        ) -> ::ir_core::Transformed<Expr> {
-            <__M as ExprMutator>::mutate_const(self.inner(), node)
-        }
-        #[inline]
-        fn mutate_var(
-            &mut self,
-            node: &::ir_core::Node<Var>,
-        ) -> ::ir_core::Transformed<Expr> {
-            <__M as ExprMutator>::mutate_var(self.inner(), node)
-        }
-        #[inline]
-        fn mutate_call(
-            &mut self,
-            node: &::ir_core::Node<Call>,
-        ) -> ::ir_core::Transformed<Expr> {
-            <__M as ExprMutator>::mutate_call(self.inner(), node)
+            index: usize,
+            node: ::ir_core::kind_ref::KindRef<'_>,
+        ) -> ::ir_core::Transformed<::ir_core::kind_ref::KindNode> {
+            <__M as ExprMutator>::__mutate_kind(self.inner(), index, node)
         }
     }
     #[automatically_derived]
     impl ::ir_core::ext::ExtensibleMut for Expr {
         type DynMutator<'a> = dyn ExprMutator + 'a;
+    }
+    #[automatically_derived]
+    impl ::core::convert::From<Expr> for ::ir_core::Transformed<Expr> {
+        #[inline]
+        fn from(value: Expr) -> Self {
+            ::ir_core::Transformed::Replace(value)
+        }
     }
 };
 

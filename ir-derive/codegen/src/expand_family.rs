@@ -126,24 +126,16 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
     };
     let category_hooks = expand_category::visit_hooks(f);
     let adapter = visit_adapter(f, &trait_name);
-    let kind_impls = f.kinds.iter().map(|kind| {
-        let ty = &kind.ty;
+    // Typed fields (`Node<Kind>`) reach the kind's hook (its definition hook
+    // if it has one) through one hidden method, by the kind's index.
+    let kind_arms = f.kinds.iter().enumerate().map(|(i, kind)| {
+        let i = f.kind_position(i);
         let hook = if kind.def {
             format_ident!("visit_{}_def", kind.snake)
         } else {
             format_ident!("visit_{}", kind.snake)
         };
-        quote! {
-            #[automatically_derived]
-            impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
-                #k::VisitKind<__V, __R> for #ty
-            {
-                #[inline]
-                fn visit_node(node: &#k::Node<Self>, visitor: &mut __V) -> __R {
-                    <__V as #trait_name<__R>>::#hook(visitor, node)
-                }
-            }
-        }
+        quote!(#i => self.#hook(node.get()),)
     });
     let trait_doc = format!(
         "A read-only pass over [`{fam}`] nodes: one hook per kind, each defaulting to \
@@ -180,6 +172,15 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             #(#hooks)*
             #category_hooks
             #ext_hook
+            /// Typed fields' dispatch (`ir_core::kind_ref`).
+            #[doc(hidden)]
+            #[inline]
+            fn __visit_kind(&mut self, index: usize, node: #k::kind_ref::KindRef<'_>) -> R {
+                match index {
+                    #(#kind_arms)*
+                    _ => node.mismatch(),
+                }
+            }
         }
 
         const _: () = {
@@ -201,40 +202,29 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
                     <__V as #trait_name<__R>>::#entry(visitor, self)
                 }
             }
-            #(#kind_impls)*
+            #[automatically_derived]
+            impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
+                #k::VisitTyped<__V, __R> for #fam
+            {
+                #[inline]
+                fn visit_typed(visitor: &mut __V, index: usize, node: #k::kind_ref::KindRef<'_>) -> __R {
+                    <__V as #trait_name<__R>>::__visit_kind(visitor, index, node)
+                }
+            }
             #adapter
         };
     }
 }
 
 /// The family's visitor trait for `ir_core::ext::VisitAdapter`, a pass seen
-/// as the trait object that downstream nodes' derived walks take: every hook
-/// forwards to the pass.
+/// as the trait object that downstream nodes' derived walks take. Those walks
+/// reach the pass through three methods only: the entry hook (fields typed as
+/// the family), `visit_ext`, and `__visit_kind` (typed fields); these forward
+/// to the pass, whose own dispatch then calls its kind hooks.
 fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
     let k = &f.krate;
     let fam = &f.ident;
     let entry = format_ident!("visit_{}", f.snake);
-    let forwards = f.kinds.iter().flat_map(|kind| {
-        let ty = &kind.ty;
-        let mut hooks = vec![format_ident!("visit_{}", kind.snake)];
-        if kind.def {
-            hooks.push(format_ident!("visit_{}_def", kind.snake));
-        }
-        hooks.into_iter().map(move |hook| {
-            quote! {
-                #[inline]
-                fn #hook(&mut self, node: &#k::Node<#ty>) -> ::core::ops::ControlFlow<()> {
-                    self.forward_to(node, <__V as #trait_name<__R>>::#hook)
-                }
-            }
-        })
-    });
-    let ext = quote! {
-        #[inline]
-        fn visit_ext(&mut self, node: &#k::ext::Ext<#fam>) -> ::core::ops::ControlFlow<()> {
-            self.forward_to(node, <__V as #trait_name<__R>>::visit_ext)
-        }
-    };
     quote! {
         #[automatically_derived]
         impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
@@ -244,8 +234,20 @@ fn visit_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
             fn #entry(&mut self, node: &#fam) -> ::core::ops::ControlFlow<()> {
                 self.forward_to(node, <__V as #trait_name<__R>>::#entry)
             }
-            #(#forwards)*
-            #ext
+            #[inline]
+            fn visit_ext(&mut self, node: &#k::ext::Ext<#fam>) -> ::core::ops::ControlFlow<()> {
+                self.forward_to(node, <__V as #trait_name<__R>>::visit_ext)
+            }
+            #[inline]
+            fn __visit_kind(
+                &mut self,
+                index: usize,
+                node: #k::kind_ref::KindRef<'_>,
+            ) -> ::core::ops::ControlFlow<()> {
+                self.forward_to(&node, |visitor, node| {
+                    <__V as #trait_name<__R>>::__visit_kind(visitor, index, *node)
+                })
+            }
         }
     }
 }
@@ -305,6 +307,11 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
         let (v, ty) = (&kind.variant, &kind.ty);
         let name = v.to_string();
         let i = position(i);
+        let def = kind.def.then(|| {
+            quote!(
+                const DEF: bool = true;
+            )
+        });
         quote! {
             #[automatically_derived]
             impl ::core::convert::From<#k::Node<#ty>> for #fam {
@@ -325,6 +332,7 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
                 type Family = #fam;
                 const NAME: &'static str = #name;
                 const INDEX: usize = #i;
+                #def
                 #[inline]
                 #[allow(unreachable_patterns)]
                 fn downcast(value: &#fam) -> ::core::option::Option<&#k::Node<Self>> {
@@ -590,41 +598,18 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
     });
     let category_hooks = expand_category::mutate_hooks(f);
     let adapter = mutate_adapter(f, &trait_name);
-    let kind_impls = f.kinds.iter().map(|kind| {
-        let (ty, v) = (&kind.ty, &kind.variant);
-        let (copy, in_place) = if kind.def {
+    // Typed fields of kinds with definition sites reach the definition hook
+    // through one hidden method, by the kind's index (`ir_core::kind_ref`).
+    let kind_arms = f
+        .kinds
+        .iter()
+        .enumerate()
+        .filter(|(_, kind)| kind.def)
+        .map(|(i, kind)| {
+            let i = f.kind_position(i);
             let hook = format_ident!("mutate_{}_def", kind.snake);
-            (
-                quote!(<__M as #trait_name>::#hook(mutator, node)),
-                quote!(#k::driver::kind_slot_in_place(node, mutator, <__M as #trait_name>::#hook)),
-            )
-        } else {
-            (
-                quote!(#k::__mutate_typed(node, mutator)),
-                quote!(#k::driver::node_in_place(node, mutator)),
-            )
-        };
-        quote! {
-            #[automatically_derived]
-            impl<__M: #trait_name + ?::core::marker::Sized> #k::MutateKind<__M> for #ty {
-                #[inline]
-                fn mutate_node(node: &#k::Node<Self>, mutator: &mut __M) -> #k::Transformed<#k::Node<Self>> {
-                    #copy
-                }
-                #[inline]
-                fn mutate_node_in_place(node: &mut #k::Node<Self>, mutator: &mut __M) -> bool {
-                    #in_place
-                }
-            }
-            #[automatically_derived]
-            impl ::core::convert::From<#ty> for #k::Transformed<#fam> {
-                #[inline]
-                fn from(node: #ty) -> Self {
-                    #k::Transformed::Replace(#fam::#v(#k::Node::new(node)))
-                }
-            }
-        }
-    });
+            quote!(#i => self.#hook(node.get()).map(#k::kind_ref::KindNode::new),)
+        });
     let trait_doc = format!(
         "A copy-on-write pass over [`{fam}`] nodes: one hook per kind, each defaulting to \
          mutating the node's children and rebuilding it only if one changed. A hook returns \
@@ -671,6 +656,19 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             #(#hooks)*
             #category_hooks
             #ext_hook
+            /// Typed fields' dispatch (`ir_core::kind_ref`).
+            #[doc(hidden)]
+            #[inline]
+            fn __mutate_kind(
+                &mut self,
+                index: usize,
+                node: #k::kind_ref::KindRef<'_>,
+            ) -> #k::Transformed<#k::kind_ref::KindNode> {
+                match index {
+                    #(#kind_arms)*
+                    _ => node.mismatch(),
+                }
+            }
         }
 
         const _: () = {
@@ -696,11 +694,28 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
                     #k::stack::guarded(|| #k::driver::slot_in_place(self, mutator))
                 }
             }
-            #(#kind_impls)*
+            #[automatically_derived]
+            impl<__M: #trait_name + ?::core::marker::Sized> #k::MutateTyped<__M> for #fam {
+                #[inline]
+                fn mutate_typed(
+                    mutator: &mut __M,
+                    index: usize,
+                    node: #k::kind_ref::KindRef<'_>,
+                ) -> #k::Transformed<#k::kind_ref::KindNode> {
+                    <__M as #trait_name>::__mutate_kind(mutator, index, node)
+                }
+            }
             #adapter
             #[automatically_derived]
             impl #k::ext::ExtensibleMut for #fam {
                 type DynMutator<'a> = dyn #trait_name + 'a;
+            }
+            #[automatically_derived]
+            impl ::core::convert::From<#fam> for #k::Transformed<#fam> {
+                #[inline]
+                fn from(value: #fam) -> Self {
+                    #k::Transformed::Replace(value)
+                }
             }
         };
     }
@@ -711,26 +726,6 @@ fn mutate_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
     let k = &f.krate;
     let fam = &f.ident;
     let entry = format_ident!("mutate_{}", f.snake);
-    let forwards = f.kinds.iter().map(|kind| {
-        let ty = &kind.ty;
-        let hook = format_ident!("mutate_{}", kind.snake);
-        let def = kind.def.then(|| {
-            let def_hook = format_ident!("mutate_{}_def", kind.snake);
-            quote! {
-                #[inline]
-                fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#k::Node<#ty>> {
-                    <__M as #trait_name>::#def_hook(self.inner(), node)
-                }
-            }
-        });
-        quote! {
-            #[inline]
-            fn #hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#fam> {
-                <__M as #trait_name>::#hook(self.inner(), node)
-            }
-            #def
-        }
-    });
     let ext = f.ext.as_ref().map(|_| {
         quote! {
             #[inline]
@@ -755,8 +750,15 @@ fn mutate_adapter(f: &FamilyModel, trait_name: &syn::Ident) -> TokenStream {
             fn #entry(&mut self, node: &#fam) -> #k::Transformed<#fam> {
                 <__M as #trait_name>::#entry(self.inner(), node)
             }
-            #(#forwards)*
             #ext
+            #[inline]
+            fn __mutate_kind(
+                &mut self,
+                index: usize,
+                node: #k::kind_ref::KindRef<'_>,
+            ) -> #k::Transformed<#k::kind_ref::KindNode> {
+                <__M as #trait_name>::__mutate_kind(self.inner(), index, node)
+            }
         }
     }
 }

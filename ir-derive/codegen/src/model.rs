@@ -89,6 +89,15 @@ pub struct ExtModel {
 }
 
 impl FamilyModel {
+    /// The index of the `i`-th kind: its variant's position (an `Ext`
+    /// variant before it counts).
+    pub fn kind_position(&self, i: usize) -> usize {
+        match &self.ext {
+            Some(e) if i >= e.index.min(self.kinds.len()) => i + 1,
+            _ => i,
+        }
+    }
+
     /// The arm that completes a match over the variants of a partial family.
     pub fn fallback_arm(&self) -> proc_macro2::TokenStream {
         if self.partial {
