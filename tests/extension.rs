@@ -78,11 +78,18 @@ mod downstream {
         pub handle: u64,
     }
 
+    /// A node with a field typed as an upstream kind.
+    #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+    pub struct Pinned {
+        pub lit: Node<super::upstream::Lit>,
+    }
+
     #[derive(Visitable, Mutable)]
     #[ir(extends(Expr))]
     pub enum MyExpr {
         Tagged(Node<Tagged>),
         Runtime(Node<Runtime>),
+        Pinned(Node<Pinned>),
     }
 }
 
@@ -116,6 +123,19 @@ fn upstream_passes_visit_and_rebuild_downstream_nodes() {
         "unchanged: shared"
     );
     assert_eq!(top.lhs.kind_name(), "Tagged");
+}
+
+#[test]
+fn a_typed_field_of_a_downstream_node_reaches_the_upstream_pass_hook() {
+    // `Pinned::lit` is typed `Node<Lit>`: walking it crosses the trait object
+    // downstream nodes are walked with, to the pass's own `visit_lit`.
+    let pinned = Pinned {
+        lit: Node::new(Lit { value: 5 }),
+    };
+    let e = add(pinned.into(), lit(1));
+    let mut sum = Sum::default();
+    sum.visit_expr(&e);
+    assert_eq!(sum.0, 6);
 }
 
 #[test]
