@@ -451,8 +451,7 @@ pub fn slot_in_place<M: ?Sized, F: Mutate<M> + Rebuild<M>>(slot: &mut F, mutator
 
 /// In-place mode for a field typed `Node<Kind>` whose hook is `hook` (a
 /// definition hook): as [`slot_in_place`], without an entry hook.
-#[doc(hidden)]
-pub fn kind_slot_in_place<M: ?Sized, K: RebuildFields<M>>(
+pub(crate) fn kind_slot_in_place<M: ?Sized, K: RebuildFields<M>>(
     slot: &mut Node<K>,
     mutator: &mut M,
     hook: impl FnOnce(&mut M, &Node<K>) -> Transformed<Node<K>>,

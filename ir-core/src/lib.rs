@@ -47,9 +47,7 @@ pub use family::{__assert_child, ChildType, Family, Id, IdMap, IdSet, NodeKind};
 pub use ir_derive::{Mutable, StructuralEq, Visitable};
 pub use memo::{MemoMap, VisitedSet, memoized, visited};
 #[doc(hidden)]
-pub use mutate::{
-    __mutate_default, __mutate_default_def, __mutate_entry, __mutate_typed, __or_clone,
-};
+pub use mutate::{__mutate_default, __mutate_default_def, __mutate_entry, __or_clone};
 pub use mutate::{HandleInfo, Mutate, MutateKind, MutateTyped, Rebuild, RebuildFields, Rebuilt};
 pub use node::Node;
 pub use replace_map::ReplaceMap;

@@ -223,7 +223,7 @@ pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>, F: Rebuild<M>>(
     if F::IN_PLACE && crate::driver::hand_back_outlined(mutator, node.addr()) {
         return Transformed::Keep;
     }
-    node.rebuild_fields(mutator).map(Node::new)
+    mutate_typed_default(node, mutator)
 }
 
 /// The body of every generated default entry hook of a mutator: dispatch to
@@ -240,9 +240,8 @@ pub fn __mutate_entry<M: ?Sized, F: Rebuild<M>>(mutator: &mut M, node: &F) -> Tr
 }
 
 /// A typed field of a kind without definition hooks: its default recursion.
-#[doc(hidden)]
 #[inline]
-pub fn __mutate_typed<M: ?Sized, K: RebuildFields<M>>(
+fn mutate_typed_default<M: ?Sized, K: RebuildFields<M>>(
     node: &Node<K>,
     mutator: &mut M,
 ) -> Transformed<Node<K>> {
@@ -261,7 +260,7 @@ where
         if K::DEF {
             K::Family::mutate_typed(mutator, K::INDEX, KindRef::new(node)).map(KindNode::get)
         } else {
-            __mutate_typed(node, mutator)
+            mutate_typed_default(node, mutator)
         }
     }
     #[inline]

@@ -278,16 +278,12 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
     let addr = handle_arms(quote!(addr));
     let count = handle_arms(quote!(strong_count));
     let ext_index = f.ext.as_ref().map(|e| e.index.min(f.kinds.len()));
-    let position = |i: usize| match ext_index {
-        Some(e) if i >= e => i + 1,
-        _ => i,
-    };
     let index_arms = f
         .kinds
         .iter()
         .enumerate()
         .map(|(i, kind)| {
-            let (v, i) = (&kind.variant, position(i));
+            let (v, i) = (&kind.variant, f.kind_position(i));
             quote!(#fam::#v(_) => #i,)
         })
         .chain(f.ext.as_ref().map(|ext| {
@@ -306,7 +302,7 @@ fn conveniences(f: &FamilyModel) -> TokenStream {
     let per_kind = f.kinds.iter().enumerate().map(|(i, kind)| {
         let (v, ty) = (&kind.variant, &kind.ty);
         let name = v.to_string();
-        let i = position(i);
+        let i = f.kind_position(i);
         let def = kind.def.then(|| {
             quote!(
                 const DEF: bool = true;
