@@ -231,6 +231,12 @@ fn equality_hashing_identity_and_memo_tables_work_on_downstream_nodes() {
     let top = twice.as_add().unwrap();
     assert!(top.lhs.same_as(&top.rhs));
     assert_eq!(shared.addr(), top.lhs.addr());
+    // A downstream node's handle reports its node, and no upstream kind.
+    let ext = shared.as_ext().unwrap();
+    assert_eq!(shared.addr(), ext.addr());
+    assert_eq!(shared.strong_count(), 3);
+    assert!(upstream::Lit::downcast(&shared).is_none());
+    assert!(upstream::Add::downcast(&shared).is_none());
     // A memoized pass rewrites the shared downstream node once and keeps it shared.
     #[derive(Default)]
     struct Bump {

@@ -119,3 +119,29 @@ fn family_conveniences() {
     assert!(e.same_as(&same));
     assert!(!e.same_as(&call("f", vec![c(1)])));
 }
+
+/// A family value's address, count and downcasts are read through its
+/// kind-erased handle (`Family::kind_ref`); they agree with the `Node`'s own.
+#[test]
+fn family_reads_its_node_through_the_erased_handle() {
+    let node = call("f", vec![c(1)]).as_call().expect("a call").clone();
+    // `From<Node<K>>` is one impl for the family, generic over its kinds.
+    fn wrap<K: NodeKind<Family = Expr>>(node: Node<K>) -> Expr {
+        node.into()
+    }
+    let e = wrap(node.clone());
+    assert_eq!(e.addr(), node.addr());
+    assert_eq!(e.strong_count(), 2);
+    assert!(Call::downcast(&e).is_some_and(|n| n.same_as(&node)));
+    assert!(Var::downcast(&e).is_none());
+    assert_eq!(e.kind_ref().addr(), node.addr());
+    let mut e = e;
+    drop(node);
+    let n = Call::downcast_mut(&mut e)
+        .and_then(Node::get_mut)
+        .expect("unique");
+    n.op = "g".into();
+    assert_eq!(e.as_call().map(|n| n.op.as_str()), Some("g"));
+    assert!(Constant::downcast_mut(&mut e).is_none());
+    assert_eq!(<Call as NodeKind>::NAME, "Call");
+}

@@ -48,6 +48,7 @@ use std::ops::{ControlFlow, Deref};
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 
+use crate::kind_ref::{KindMut, KindRef};
 use crate::structural::{EqState, HashState, Mode, StructuralEq};
 use crate::{Family, Node, RebuildFields, Transformed, VisitResult, Walk};
 
@@ -126,7 +127,6 @@ where
         + for<'a> RebuildFields<F::DynMutator<'a>>,
 {
     const FNS: KindFns<F> = KindFns {
-        addr: addr_of::<K>,
         drop: drop_node::<K>,
         walk: walk_node::<F, K>,
         // SAFETY: function pointers all have one size; `Ext::rebuild_dyn` and
@@ -167,7 +167,6 @@ pub struct ExtVtable<F: Extensible> {
 /// a family's visitor side does not depend on its mutator side.
 #[doc(hidden)]
 pub struct KindFns<F: Extensible> {
-    addr: unsafe fn(NonNull<()>) -> usize,
     drop: unsafe fn(NonNull<()>),
     walk: WalkFn<F>,
     rebuild: fn(),
@@ -209,11 +208,6 @@ unsafe fn view<'a, K>(ptr: NonNull<()>) -> NodeRef<'a, K> {
         node: ManuallyDrop::new(unsafe { Node::from_raw(ptr) }),
         _borrow: PhantomData,
     }
-}
-
-unsafe fn addr_of<K>(ptr: NonNull<()>) -> usize {
-    // SAFETY: forwarded from the vtable's contract.
-    unsafe { view::<K>(ptr) }.addr()
 }
 
 unsafe fn drop_node<K>(ptr: NonNull<()>) {
@@ -337,8 +331,22 @@ impl<F: Extensible> Ext<F> {
     /// The node's address (as [`Node::addr`] of the same node).
     #[inline]
     pub fn addr(&self) -> usize {
-        // SAFETY: the handle keeps its node alive.
-        unsafe { (self.vtable.fns.addr)(self.ptr) }
+        self.ptr.as_ptr() as usize
+    }
+
+    /// The handle with its kind erased, for its family's
+    /// [`Family::kind_ref`](crate::Family::kind_ref): no `NodeKind` casts it back.
+    #[doc(hidden)]
+    #[inline]
+    pub fn kind_ref(&self) -> KindRef<'_> {
+        KindRef::downstream(&self.ptr)
+    }
+
+    /// [`Ext::kind_ref`], mutably.
+    #[doc(hidden)]
+    #[inline]
+    pub fn kind_mut(&mut self) -> KindMut<'_> {
+        KindMut::downstream(&mut self.ptr)
     }
 
     /// How many handles share the node.

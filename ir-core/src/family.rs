@@ -5,6 +5,7 @@ use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 
 use crate::Node;
+use crate::kind_ref::{KindMut, KindRef};
 
 /// A family of node kinds: an enum whose variants each hold one `Node<Kind>`,
 /// with `#[derive(Visitable)]`. Implemented by the derive.
@@ -28,14 +29,28 @@ pub trait Family: Sized {
     const IN_PLACE: bool = false;
 
     /// The address of the node this value points to: an identity key.
-    fn addr(&self) -> usize;
+    #[inline]
+    fn addr(&self) -> usize {
+        self.kind_ref().addr()
+    }
 
     /// How many handles share the node.
-    fn strong_count(&self) -> usize;
+    #[inline]
+    fn strong_count(&self) -> usize {
+        self.kind_ref().strong_count()
+    }
 
     /// The kind's position in the family (its variant index), usable as a
     /// dispatch-table key.
     fn kind_index(&self) -> usize;
+
+    /// The node's handle with its kind erased: what [`NodeKind::downcast`]
+    /// casts back, and where the node's address and count are read, so that
+    /// one method per family serves every kind.
+    fn kind_ref(&self) -> KindRef<'_>;
+
+    /// [`Family::kind_ref`], mutably: what [`NodeKind::downcast_mut`] casts back.
+    fn kind_mut(&mut self) -> KindMut<'_>;
 
     /// Pointer identity: one comparison, no reference-count traffic.
     #[inline]
@@ -57,20 +72,26 @@ pub trait Family: Sized {
 }
 
 /// A node struct that is a kind of some family. Implemented by the derive.
-pub trait NodeKind: Sized {
+pub trait NodeKind: Sized + 'static {
     /// The family this kind belongs to.
     type Family: Family + From<Node<Self>>;
     /// The kind's name, as in [`Family::KIND_NAMES`].
-    const NAME: &'static str;
+    const NAME: &'static str = <Self::Family as Family>::KIND_NAMES[Self::INDEX];
     /// The kind's index, as in [`Family::kind_index`].
     const INDEX: usize;
     /// `true` for a kind with definition sites (`#[ir(def)]`): a field typed
     /// `Node<Self>` reaches its definition hooks.
     const DEF: bool = false;
     /// The node, if `value` is of this kind.
-    fn downcast(value: &Self::Family) -> Option<&Node<Self>>;
+    #[inline]
+    fn downcast(value: &Self::Family) -> Option<&Node<Self>> {
+        value.kind_ref().cast()
+    }
     /// The node, if `value` is of this kind, mutably (in-place mode).
-    fn downcast_mut(value: &mut Self::Family) -> Option<&mut Node<Self>>;
+    #[inline]
+    fn downcast_mut(value: &mut Self::Family) -> Option<&mut Node<Self>> {
+        value.kind_mut().cast()
+    }
 }
 
 /// Marks types that may appear as child fields of a node. A derive checks
@@ -101,8 +122,7 @@ impl<A: ChildType, B: ChildType, C: ChildType, D: ChildType> ChildType for (A, B
 
 /// Compile-time check used by generated code.
 #[doc(hidden)]
-#[inline(always)]
-pub fn __assert_child<T: ChildType + ?Sized>() {}
+pub const fn __assert_child<T: ChildType + ?Sized>() {}
 
 /// The identity of one node, typed by what it is (a family value or a
 /// `Node<Kind>`): a key for [`IdMap`] and [`IdSet`] that cannot be mixed up

@@ -20,10 +20,19 @@
 use std::any::TypeId;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+use std::sync::atomic::Ordering;
 
 use crate::Node;
 
+/// The "kind" of a downstream node's handle (`Ext`): private, so that no
+/// cast ever matches it.
+struct Downstream;
+
 /// A borrowed `&Node<K>` whose kind `K` is known by its type identity only.
+///
+/// Every handle, whatever its kind, is one pointer to the node's allocation
+/// (`Node` is `repr(transparent)`, `Ext` stores the same pointer), whose
+/// count comes first: so the address and count are read without the kind.
 #[derive(Clone, Copy)]
 pub struct KindRef<'a> {
     node: NonNull<()>,
@@ -40,6 +49,37 @@ impl<'a> KindRef<'a> {
             kind: TypeId::of::<K>(),
             _borrow: PhantomData,
         }
+    }
+
+    /// A downstream node's handle (`Ext`), which no kind casts back.
+    #[inline(always)]
+    pub(crate) fn downstream(handle: &'a NonNull<()>) -> Self {
+        KindRef {
+            node: NonNull::from(handle).cast(),
+            kind: TypeId::of::<Downstream>(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The allocation the handle points to.
+    #[inline(always)]
+    fn allocation(self) -> NonNull<()> {
+        // SAFETY: `node` points to a live handle: a `Node<K>` (one
+        // `NonNull<Inner<K>>`, `repr(transparent)`) or an `Ext`'s pointer.
+        unsafe { *self.node.cast::<NonNull<()>>().as_ref() }
+    }
+
+    /// The node's address ([`Node::addr`]).
+    #[inline(always)]
+    pub fn addr(self) -> usize {
+        self.allocation().as_ptr() as usize
+    }
+
+    /// How many handles share the node ([`Node::strong_count`]).
+    #[inline(always)]
+    pub fn strong_count(self) -> usize {
+        // SAFETY: the handle keeps its allocation alive.
+        unsafe { Node::<()>::raw_count(self.allocation()) }.load(Ordering::Acquire)
     }
 
     /// The node, if it is of kind `K`.
@@ -67,6 +107,44 @@ impl<'a> KindRef<'a> {
     #[cold]
     pub fn mismatch(self) -> ! {
         mismatch()
+    }
+}
+
+/// A mutably borrowed `&mut Node<K>` whose kind `K` is known by its type
+/// identity only: what a family hands [`NodeKind::downcast_mut`](crate::NodeKind::downcast_mut).
+pub struct KindMut<'a> {
+    node: NonNull<()>,
+    kind: TypeId,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+impl<'a> KindMut<'a> {
+    /// Erases the kind of `node`.
+    #[inline(always)]
+    pub fn new<K: 'static>(node: &'a mut Node<K>) -> Self {
+        KindMut {
+            node: NonNull::from(node).cast(),
+            kind: TypeId::of::<K>(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// A downstream node's handle (`Ext`), which no kind casts back.
+    #[inline(always)]
+    pub(crate) fn downstream(handle: &'a mut NonNull<()>) -> Self {
+        KindMut {
+            node: NonNull::from(handle).cast(),
+            kind: TypeId::of::<Downstream>(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The node, if it is of kind `K`.
+    #[inline(always)]
+    pub fn cast<K: 'static>(self) -> Option<&'a mut Node<K>> {
+        // SAFETY: `node` was a `&'a mut Node<K2>` with `TypeId::of::<K2>() ==
+        // kind`, and `self` is consumed, so the borrow is handed on once.
+        (self.kind == TypeId::of::<K>()).then(|| unsafe { self.node.cast::<Node<K>>().as_mut() })
     }
 }
 
@@ -115,6 +193,26 @@ impl Drop for KindNode {
 unsafe fn release<K>(raw: NonNull<()>) {
     // SAFETY: see `KindNode::drop`.
     drop(unsafe { Node::<K>::from_raw(raw) });
+}
+
+/// `node` as a `Node<T>`, for a family's `From<Node<K>>`: the generated
+/// match on `K`'s index picks the variant of kind `T`, so the kinds agree
+/// unless a hand-written `NodeKind` claims another kind's index.
+#[doc(hidden)]
+#[inline(always)]
+pub fn cast_node<K: 'static, T: 'static>(node: Node<K>) -> Node<T> {
+    if TypeId::of::<K>() != TypeId::of::<T>() {
+        mismatch()
+    }
+    // SAFETY: equal type ids: `K == T`; the count moves from `node` to the result.
+    unsafe { Node::from_raw(node.into_raw()) }
+}
+
+/// An index no kind of the family has (see [`cast_node`]).
+#[doc(hidden)]
+#[cold]
+pub fn cast_node_mismatch<F>() -> F {
+    mismatch()
 }
 
 #[cold]

@@ -132,8 +132,13 @@ pub trait Rebuild<M: ?Sized>: Family {
     /// Dispatches to the kind hook.
     fn rebuild(&self, mutator: &mut M) -> Transformed<Self>;
     /// In-place mode, once the hooks handed the node back: the kind's default
-    /// work on the node, in place (the node is uniquely owned).
-    fn rebuild_in_place(&mut self, mutator: &mut M) -> bool;
+    /// work on the node, in place (the node is uniquely owned). Generated for
+    /// families declared `#[ir(in_place)]`, whose hooks hand nodes back; the
+    /// default rebuilds copy-on-write.
+    #[inline]
+    fn rebuild_in_place(&mut self, mutator: &mut M) -> bool {
+        self.rebuild(mutator).assign_to(self)
+    }
     /// The node's address and reference count.
     #[inline(always)]
     fn node_handle(&self) -> HandleInfo {

@@ -30,6 +30,7 @@ use crate::deep_drop;
 /// assert!(!a.same_as(&c)); // equal contents, different nodes
 /// assert_eq!(*a, *c);
 /// ```
+#[repr(transparent)]
 pub struct Node<T> {
     ptr: NonNull<Inner<T>>,
     _owns: PhantomData<Inner<T>>,
@@ -87,10 +88,11 @@ impl<T> Node<T> {
         self.ptr == other.ptr
     }
 
-    /// The node's address, usable as an identity key for the node's lifetime.
+    /// The node's address (of its allocation), usable as an identity key for
+    /// the node's lifetime.
     #[inline]
     pub fn addr(&self) -> usize {
-        &self.inner().value as *const T as usize
+        self.ptr.as_ptr() as usize
     }
 
     /// How many handles share this node.

@@ -2,125 +2,106 @@
 // `cargo xtask bless`; CI checks that it is up to date.
 
 // #[derive(Visitable)] on Const
-const _: () = {
-    #[automatically_derived]
-    impl<
-        __V: ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::Visit<__V, __R> for Const {
-        #[inline]
-        fn visit(&self, _: &mut __V) -> __R {
-            <__R as ::ir_core::VisitResult>::output()
-        }
+#[automatically_derived]
+impl<__V: ?::core::marker::Sized, __R: ::ir_core::VisitResult> ::ir_core::Visit<__V, __R>
+for Const {
+    #[inline]
+    fn visit(&self, _: &mut __V) -> __R {
+        <__R as ::ir_core::VisitResult>::output()
     }
-    #[automatically_derived]
-    impl ::ir_core::DerivedStruct for Const {}
-    #[automatically_derived]
-    impl ::ir_core::ChildType for Const {}
-};
+}
+#[automatically_derived]
+impl ::ir_core::DerivedStruct for Const {}
+#[automatically_derived]
+impl ::ir_core::ChildType for Const {}
 
 // #[derive(Mutable)] on Const
-const _: () = {
-    #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Const {
-        #[inline]
-        fn mutate(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
-            ::ir_core::Transformed::Keep
-        }
-        #[inline]
-        fn mutate_in_place(&mut self, _: &mut __M) -> bool {
-            false
-        }
+#[automatically_derived]
+impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Const {
+    #[inline]
+    fn mutate(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
+        ::ir_core::Transformed::Keep
     }
-};
+    #[inline]
+    fn mutate_in_place(&mut self, _: &mut __M) -> bool {
+        false
+    }
+}
 
 // #[derive(Visitable)] on Var
-const _: () = {
-    #[automatically_derived]
-    impl<
-        __V: ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::Visit<__V, __R> for Var {
-        #[inline]
-        fn visit(&self, _: &mut __V) -> __R {
-            <__R as ::ir_core::VisitResult>::output()
-        }
+#[automatically_derived]
+impl<__V: ?::core::marker::Sized, __R: ::ir_core::VisitResult> ::ir_core::Visit<__V, __R>
+for Var {
+    #[inline]
+    fn visit(&self, _: &mut __V) -> __R {
+        <__R as ::ir_core::VisitResult>::output()
     }
-    #[automatically_derived]
-    impl ::ir_core::DerivedStruct for Var {}
-    #[automatically_derived]
-    impl ::ir_core::ChildType for Var {}
-};
+}
+#[automatically_derived]
+impl ::ir_core::DerivedStruct for Var {}
+#[automatically_derived]
+impl ::ir_core::ChildType for Var {}
 
 // #[derive(Mutable)] on Var
-const _: () = {
-    #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Var {
-        #[inline]
-        fn mutate(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
-            ::ir_core::Transformed::Keep
-        }
-        #[inline]
-        fn mutate_in_place(&mut self, _: &mut __M) -> bool {
-            false
-        }
+#[automatically_derived]
+impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Var {
+    #[inline]
+    fn mutate(&self, _: &mut __M) -> ::ir_core::Transformed<Self> {
+        ::ir_core::Transformed::Keep
     }
-};
+    #[inline]
+    fn mutate_in_place(&mut self, _: &mut __M) -> bool {
+        false
+    }
+}
 
 // #[derive(Visitable)] on Call
+#[automatically_derived]
+impl<__V: ?::core::marker::Sized, __R: ::ir_core::VisitResult> ::ir_core::Visit<__V, __R>
+for Call
+where
+    Vec<Expr>: ::ir_core::Visit<__V, __R>,
+{
+    #[inline]
+    fn visit(&self, __visitor: &mut __V) -> __R {
+        ::ir_core::Visit::visit(&self.args, __visitor)
+    }
+}
+#[automatically_derived]
+impl ::ir_core::DerivedStruct for Call {}
+#[automatically_derived]
+impl ::ir_core::ChildType for Call {}
 const _: () = {
-    #[automatically_derived]
-    impl<
-        __V: ?::core::marker::Sized,
-        __R: ::ir_core::VisitResult,
-    > ::ir_core::Visit<__V, __R> for Call
-    where
-        Vec<Expr>: ::ir_core::Visit<__V, __R>,
-    {
-        #[inline]
-        fn visit(&self, __visitor: &mut __V) -> __R {
-            ::ir_core::Visit::visit(&self.args, __visitor)
-        }
-    }
-    #[automatically_derived]
-    impl ::ir_core::DerivedStruct for Call {}
-    #[automatically_derived]
-    impl ::ir_core::ChildType for Call {}
-    #[allow(dead_code)]
-    fn __ir_assert_children() {
-        ::ir_core::__assert_child::<Vec<Expr>>();
-    }
+    ::ir_core::__assert_child::<Vec<Expr>>();
 };
 
 // #[derive(Mutable)] on Call
-const _: () = {
-    #[automatically_derived]
-    impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Call
-    where
-        Vec<Expr>: ::ir_core::Mutate<__M> + ::core::clone::Clone,
-    {
-        #[inline]
-        fn mutate(&self, __mutator: &mut __M) -> ::ir_core::Transformed<Self> {
-            let __f1 = ::ir_core::Mutate::mutate(&self.args, __mutator);
-            if __f1.is_keep() {
-                return ::ir_core::Transformed::Keep;
-            }
-            ::ir_core::Transformed::Replace(Self {
-                op: ::core::clone::Clone::clone(&self.op),
-                args: ::ir_core::__or_clone(__f1, &self.args),
-            })
+#[automatically_derived]
+impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Call
+where
+    Vec<Expr>: ::ir_core::Mutate<__M> + ::core::clone::Clone,
+{
+    #[inline]
+    fn mutate(&self, __mutator: &mut __M) -> ::ir_core::Transformed<Self> {
+        let __f1 = ::ir_core::Mutate::mutate(&self.args, __mutator);
+        if __f1.is_keep() {
+            return ::ir_core::Transformed::Keep;
         }
-        #[inline]
-        fn mutate_in_place(&mut self, __mutator: &mut __M) -> bool {
-            let mut __changed = false;
-            __changed |= ::ir_core::Mutate::mutate_in_place(&mut self.args, __mutator);
-            __changed
-        }
+        ::ir_core::Transformed::Replace(Self {
+            op: ::core::clone::Clone::clone(&self.op),
+            args: ::ir_core::__or_clone(__f1, &self.args),
+        })
     }
-};
+    #[inline]
+    fn mutate_in_place(&mut self, __mutator: &mut __M) -> bool {
+        let mut __changed = false;
+        __changed |= ::ir_core::Mutate::mutate_in_place(&mut self.args, __mutator);
+        __changed
+    }
+}
 
 // #[derive(Visitable)] on Expr
-/**A read-only pass over [`Expr`] nodes: one hook per kind, each defaulting to visiting the node's children. Override only the kinds you care about; call `node.walk(self)` in an override to visit the children.
+/**A read-only pass over [`Expr`] nodes: one hook per kind, each defaulting to visiting the node's children in field order (`node.walk(self)`). Override only the kinds you care about; call `node.walk(self)` in an override to visit the children.
 
 `R` is the result: `()` by default, or `ControlFlow<B>` / `Result<(), E>` to stop early.
 
@@ -136,17 +117,17 @@ pub trait ExprVisitor<R: ::ir_core::VisitResult = ()> {
     fn visit_expr(&mut self, node: &Expr) -> R {
         ::ir_core::__visit_entry(self, node)
     }
-    ///Hook for `Expr::Const` nodes. Default: visit its children in field order (`node.walk(self)`).
+    ///Hook for `Expr::Const` nodes; default: `node.walk(self)`.
     #[inline]
     fn visit_const(&mut self, node: &::ir_core::Node<Const>) -> R {
         ::ir_core::__visit_default(self, node)
     }
-    ///Hook for `Expr::Var` nodes. Default: visit its children in field order (`node.walk(self)`).
+    ///Hook for `Expr::Var` nodes; default: `node.walk(self)`.
     #[inline]
     fn visit_var(&mut self, node: &::ir_core::Node<Var>) -> R {
         ::ir_core::__visit_default(self, node)
     }
-    ///Hook for `Expr::Call` nodes. Default: visit its children in field order (`node.walk(self)`).
+    ///Hook for `Expr::Call` nodes; default: `node.walk(self)`.
     #[inline]
     fn visit_call(&mut self, node: &::ir_core::Node<Call>) -> R {
         ::ir_core::__visit_default(self, node)
@@ -264,22 +245,6 @@ const _: () = {
             || <Var as ::ir_core::ChildType>::HAS_TAIL
             || <Call as ::ir_core::ChildType>::HAS_TAIL;
         #[inline]
-        fn addr(&self) -> usize {
-            match self {
-                Expr::Const(n) => n.addr(),
-                Expr::Var(n) => n.addr(),
-                Expr::Call(n) => n.addr(),
-            }
-        }
-        #[inline]
-        fn strong_count(&self) -> usize {
-            match self {
-                Expr::Const(n) => n.strong_count(),
-                Expr::Var(n) => n.strong_count(),
-                Expr::Call(n) => n.strong_count(),
-            }
-        }
-        #[inline]
         fn kind_index(&self) -> usize {
             match self {
                 Expr::Const(_) => 0usize,
@@ -287,14 +252,37 @@ const _: () = {
                 Expr::Call(_) => 2usize,
             }
         }
+        #[inline]
+        fn kind_ref(&self) -> ::ir_core::kind_ref::KindRef<'_> {
+            match self {
+                Expr::Const(n) => ::ir_core::kind_ref::KindRef::new(n),
+                Expr::Var(n) => ::ir_core::kind_ref::KindRef::new(n),
+                Expr::Call(n) => ::ir_core::kind_ref::KindRef::new(n),
+            }
+        }
+        #[inline]
+        fn kind_mut(&mut self) -> ::ir_core::kind_ref::KindMut<'_> {
+            match self {
+                Expr::Const(n) => ::ir_core::kind_ref::KindMut::new(n),
+                Expr::Var(n) => ::ir_core::kind_ref::KindMut::new(n),
+                Expr::Call(n) => ::ir_core::kind_ref::KindMut::new(n),
+            }
+        }
     }
     #[automatically_derived]
     impl ::ir_core::ChildType for Expr {}
     #[automatically_derived]
-    impl ::core::convert::From<::ir_core::Node<Const>> for Expr {
+    impl<
+        __K: ::ir_core::NodeKind<Family = Expr>,
+    > ::core::convert::From<::ir_core::Node<__K>> for Expr {
         #[inline]
-        fn from(node: ::ir_core::Node<Const>) -> Self {
-            Expr::Const(node)
+        fn from(node: ::ir_core::Node<__K>) -> Self {
+            match <__K as ::ir_core::NodeKind>::INDEX {
+                0usize => Expr::Const(::ir_core::kind_ref::cast_node(node)),
+                1usize => Expr::Var(::ir_core::kind_ref::cast_node(node)),
+                2usize => Expr::Call(::ir_core::kind_ref::cast_node(node)),
+                _ => ::ir_core::kind_ref::cast_node_mismatch(),
+            }
         }
     }
     #[automatically_derived]
@@ -307,33 +295,7 @@ const _: () = {
     #[automatically_derived]
     impl ::ir_core::NodeKind for Const {
         type Family = Expr;
-        const NAME: &'static str = "Const";
         const INDEX: usize = 0usize;
-        #[inline]
-        #[allow(unreachable_patterns)]
-        fn downcast(value: &Expr) -> ::core::option::Option<&::ir_core::Node<Self>> {
-            match value {
-                Expr::Const(n) => ::core::option::Option::Some(n),
-                _ => ::core::option::Option::None,
-            }
-        }
-        #[inline]
-        #[allow(unreachable_patterns)]
-        fn downcast_mut(
-            value: &mut Expr,
-        ) -> ::core::option::Option<&mut ::ir_core::Node<Self>> {
-            match value {
-                Expr::Const(n) => ::core::option::Option::Some(n),
-                _ => ::core::option::Option::None,
-            }
-        }
-    }
-    #[automatically_derived]
-    impl ::core::convert::From<::ir_core::Node<Var>> for Expr {
-        #[inline]
-        fn from(node: ::ir_core::Node<Var>) -> Self {
-            Expr::Var(node)
-        }
     }
     #[automatically_derived]
     impl ::core::convert::From<Var> for Expr {
@@ -345,33 +307,7 @@ const _: () = {
     #[automatically_derived]
     impl ::ir_core::NodeKind for Var {
         type Family = Expr;
-        const NAME: &'static str = "Var";
         const INDEX: usize = 1usize;
-        #[inline]
-        #[allow(unreachable_patterns)]
-        fn downcast(value: &Expr) -> ::core::option::Option<&::ir_core::Node<Self>> {
-            match value {
-                Expr::Var(n) => ::core::option::Option::Some(n),
-                _ => ::core::option::Option::None,
-            }
-        }
-        #[inline]
-        #[allow(unreachable_patterns)]
-        fn downcast_mut(
-            value: &mut Expr,
-        ) -> ::core::option::Option<&mut ::ir_core::Node<Self>> {
-            match value {
-                Expr::Var(n) => ::core::option::Option::Some(n),
-                _ => ::core::option::Option::None,
-            }
-        }
-    }
-    #[automatically_derived]
-    impl ::core::convert::From<::ir_core::Node<Call>> for Expr {
-        #[inline]
-        fn from(node: ::ir_core::Node<Call>) -> Self {
-            Expr::Call(node)
-        }
     }
     #[automatically_derived]
     impl ::core::convert::From<Call> for Expr {
@@ -383,26 +319,7 @@ const _: () = {
     #[automatically_derived]
     impl ::ir_core::NodeKind for Call {
         type Family = Expr;
-        const NAME: &'static str = "Call";
         const INDEX: usize = 2usize;
-        #[inline]
-        #[allow(unreachable_patterns)]
-        fn downcast(value: &Expr) -> ::core::option::Option<&::ir_core::Node<Self>> {
-            match value {
-                Expr::Call(n) => ::core::option::Option::Some(n),
-                _ => ::core::option::Option::None,
-            }
-        }
-        #[inline]
-        #[allow(unreachable_patterns)]
-        fn downcast_mut(
-            value: &mut Expr,
-        ) -> ::core::option::Option<&mut ::ir_core::Node<Self>> {
-            match value {
-                Expr::Call(n) => ::core::option::Option::Some(n),
-                _ => ::core::option::Option::None,
-            }
-        }
     }
 };
 impl Expr {
@@ -454,7 +371,7 @@ impl Expr {
 }
 
 // #[derive(Mutable)] on Expr
-/**A copy-on-write pass over [`Expr`] nodes: one hook per kind, each defaulting to mutating the node's children and rebuilding it only if one changed. A hook returns `Transformed::Keep` for "unchanged", so an identity pass returns the very same handles and allocates nothing. The same pass runs in place when the caller asks for it (`Mutate::mutate_in_place`, `Node::mutate_in_place`).
+/**A copy-on-write pass over [`Expr`] nodes: one hook per kind, each defaulting to mutating the node's children and rebuilding it only if one changed (`node.rebuild(self).into()`). A hook returns `Transformed::Keep` for "unchanged", so an identity pass returns the very same handles and allocates nothing. The same pass runs in place when the caller asks for it (`Mutate::mutate_in_place`, `Node::mutate_in_place`).
 
 Generated by `#[derive(Mutable)]`.*/
 #[diagnostic::on_unimplemented(
@@ -468,7 +385,7 @@ pub trait ExprMutator {
     fn mutate_expr(&mut self, node: &Expr) -> ::ir_core::Transformed<Expr> {
         ::ir_core::__mutate_entry(self, node)
     }
-    ///Hook for `Expr::Const` nodes. Default: mutate its children and rebuild it only if one changed (`node.rebuild(self).into()`).
+    ///Hook for `Expr::Const` nodes; default: `node.rebuild(self).into()`.
     #[inline]
     fn mutate_const(
         &mut self,
@@ -476,7 +393,7 @@ pub trait ExprMutator {
     ) -> ::ir_core::Transformed<Expr> {
         ::ir_core::__mutate_default(self, node, Expr::Const)
     }
-    ///Hook for `Expr::Var` nodes. Default: mutate its children and rebuild it only if one changed (`node.rebuild(self).into()`).
+    ///Hook for `Expr::Var` nodes; default: `node.rebuild(self).into()`.
     #[inline]
     fn mutate_var(
         &mut self,
@@ -484,7 +401,7 @@ pub trait ExprMutator {
     ) -> ::ir_core::Transformed<Expr> {
         ::ir_core::__mutate_default(self, node, Expr::Var)
     }
-    ///Hook for `Expr::Call` nodes. Default: mutate its children and rebuild it only if one changed (`node.rebuild(self).into()`).
+    ///Hook for `Expr::Call` nodes; default: `node.rebuild(self).into()`.
     #[inline]
     fn mutate_call(
         &mut self,
@@ -515,14 +432,6 @@ const _: () = {
                 Expr::Var(n) => <__M as ExprMutator>::mutate_var(mutator, n),
                 Expr::Call(n) => <__M as ExprMutator>::mutate_call(mutator, n),
             })
-        }
-        #[inline]
-        fn rebuild_in_place(&mut self, mutator: &mut __M) -> bool {
-            match self {
-                Expr::Const(n) => ::ir_core::driver::node_in_place(n, mutator),
-                Expr::Var(n) => ::ir_core::driver::node_in_place(n, mutator),
-                Expr::Call(n) => ::ir_core::driver::node_in_place(n, mutator),
-            }
         }
     }
     #[automatically_derived]
