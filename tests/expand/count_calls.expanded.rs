@@ -159,13 +159,18 @@ const _: () = {
         __V: ExprVisitor<__R> + ?::core::marker::Sized,
         __R: ::ir_core::VisitResult,
     > ::ir_core::Walk<__V, __R> for Expr {
-        #[inline]
         fn walk(&self, visitor: &mut __V) -> __R {
-            ::ir_core::stack::guarded(|| match self {
+            if let ::core::option::Option::Some(r) = ::ir_core::stack::reenter(|| <Self as ::ir_core::Walk<
+                __V,
+                __R,
+            >>::walk(self, visitor)) {
+                return r;
+            }
+            match self {
                 Expr::Const(n) => <__V as ExprVisitor<__R>>::visit_const(visitor, n),
                 Expr::Var(n) => <__V as ExprVisitor<__R>>::visit_var(visitor, n),
                 Expr::Call(n) => <__V as ExprVisitor<__R>>::visit_call(visitor, n),
-            })
+            }
         }
     }
     #[automatically_derived]
@@ -423,15 +428,27 @@ pub trait ExprMutator {
     }
 }
 const _: () = {
+    fn __rebuild<__M: ExprMutator + ?::core::marker::Sized>(
+        node: &Expr,
+        mutator: &mut __M,
+    ) -> ::ir_core::Transformed<Expr> {
+        if let ::core::option::Option::Some(r) = ::ir_core::stack::reenter(|| __rebuild(
+            node,
+            mutator,
+        )) {
+            return r;
+        }
+        match node {
+            Expr::Const(n) => <__M as ExprMutator>::mutate_const(mutator, n),
+            Expr::Var(n) => <__M as ExprMutator>::mutate_var(mutator, n),
+            Expr::Call(n) => <__M as ExprMutator>::mutate_call(mutator, n),
+        }
+    }
     #[automatically_derived]
     impl<__M: ExprMutator + ?::core::marker::Sized> ::ir_core::Rebuild<__M> for Expr {
         #[inline]
         fn rebuild(&self, mutator: &mut __M) -> ::ir_core::Transformed<Self> {
-            ::ir_core::stack::guarded(|| match self {
-                Expr::Const(n) => <__M as ExprMutator>::mutate_const(mutator, n),
-                Expr::Var(n) => <__M as ExprMutator>::mutate_var(mutator, n),
-                Expr::Call(n) => <__M as ExprMutator>::mutate_call(mutator, n),
-            })
+            __rebuild(self, mutator)
         }
     }
     #[automatically_derived]
@@ -442,7 +459,12 @@ const _: () = {
         }
         #[inline]
         fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
-            ::ir_core::stack::guarded(|| ::ir_core::driver::slot_in_place(self, mutator))
+            if let ::core::option::Option::Some(r) = ::ir_core::stack::reenter(|| <Self as ::ir_core::Mutate<
+                __M,
+            >>::mutate_in_place(self, mutator)) {
+                return r;
+            }
+            ::ir_core::driver::slot_in_place(self, mutator)
         }
     }
     #[automatically_derived]

@@ -229,17 +229,21 @@ pub fn for_family(f: &FamilyModel) -> TokenStream {
             impl #k::StructuralEq for #fam {
                 #[allow(unreachable_patterns)]
                 fn struct_eq(&self, other: &Self, eq: &mut #k::structural::EqState) -> bool {
-                    #k::stack::guarded(|| match (self, other) {
+                    if let ::core::option::Option::Some(r) = #k::stack::reenter(|| <Self as #k::StructuralEq>::struct_eq(self, other, eq)) {
+                        return r;
+                    }
+                    match (self, other) {
                         #(#eq_arms)*
                         #ext_eq
                         _ => false,
-                    })
+                    }
                 }
                 fn struct_hash(&self, hasher: &mut #k::structural::HashState<'_>) {
-                    #k::stack::guarded(|| {
-                        ::core::hash::Hash::hash(&#k::Family::kind_index(self), hasher);
-                        match self { #(#hash_arms)* #ext_hash #fallback }
-                    })
+                    if #k::stack::reenter(|| <Self as #k::StructuralEq>::struct_hash(self, hasher)).is_some() {
+                        return;
+                    }
+                    ::core::hash::Hash::hash(&#k::Family::kind_index(self), hasher);
+                    match self { #(#hash_arms)* #ext_hash #fallback }
                 }
             }
             #(#kind_impls)*

@@ -184,9 +184,12 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
             impl<__V: #trait_name<__R> + ?::core::marker::Sized, __R: #k::VisitResult>
                 #k::Walk<__V, __R> for #fam
             {
-                #[inline]
+                // Not `#[inline]`: the dispatch is one function per pass, not a copy at every child.
                 fn walk(&self, visitor: &mut __V) -> __R {
-                    #k::stack::guarded(|| match self { #(#arms)* #fallback })
+                    if let ::core::option::Option::Some(r) = #k::stack::reenter(|| <Self as #k::Walk<__V, __R>>::walk(self, visitor)) {
+                        return r;
+                    }
+                    match self { #(#arms)* #fallback }
                 }
             }
             #[automatically_derived]
@@ -693,11 +696,24 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
         }
 
         const _: () = {
+            // The dispatch: one function per pass, not a copy at every child
+            // (so not `#[inline]`), which calls itself back on a new stack
+            // segment. A free function, so that it needs no `Rebuild` (and
+            // a family without `Visitable` has one error, at `Rebuild`).
+            fn __rebuild<__M: #trait_name + ?::core::marker::Sized>(
+                node: &#fam,
+                mutator: &mut __M,
+            ) -> #k::Transformed<#fam> {
+                if let ::core::option::Option::Some(r) = #k::stack::reenter(|| __rebuild(node, mutator)) {
+                    return r;
+                }
+                match node { #(#arms)* #fallback }
+            }
             #[automatically_derived]
             impl<__M: #trait_name + ?::core::marker::Sized> #k::Rebuild<__M> for #fam {
                 #[inline]
                 fn rebuild(&self, mutator: &mut __M) -> #k::Transformed<Self> {
-                    #k::stack::guarded(|| match self { #(#arms)* #fallback })
+                    __rebuild(self, mutator)
                 }
                 #rebuild_in_place
             }
@@ -709,7 +725,10 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
                 }
                 #[inline]
                 fn mutate_in_place(&mut self, mutator: &mut __M) -> bool {
-                    #k::stack::guarded(|| #k::driver::slot_in_place(self, mutator))
+                    if let ::core::option::Option::Some(r) = #k::stack::reenter(|| <Self as #k::Mutate<__M>>::mutate_in_place(self, mutator)) {
+                        return r;
+                    }
+                    #k::driver::slot_in_place(self, mutator)
                 }
             }
             #[automatically_derived]
