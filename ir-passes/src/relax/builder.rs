@@ -20,7 +20,7 @@
 use std::fmt;
 
 use ir_core::structural::{structural_eq, structural_hash};
-use ir_core::{Family, Node};
+use ir_core::{Family, IdMap, Node};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::arith::can_prove_equal;
@@ -51,7 +51,7 @@ struct Frame {
     bindings: Vec<Node<Binding>>,
     dataflow: bool,
     /// `normalize_argument`'s memo: argument node -> the variable it was bound to.
-    memo: FxHashMap<usize, (Expr, Node<Var>)>,
+    memo: IdMap<Expr, (Expr, Node<Var>)>,
 }
 
 /// A function being built with `begin_function` / `emit_func_output`.
@@ -108,7 +108,7 @@ pub struct BlockBuilder {
     /// bound to (a set: two names may hold equal functions).
     dedup: FxHashMap<u64, Vec<NamedFunction>>,
     /// Variable -> bound value (TVM's binding table).
-    bound: FxHashMap<usize, (Node<Var>, Expr)>,
+    bound: IdMap<Node<Var>, (Node<Var>, Expr)>,
 }
 
 impl Default for BlockBuilder {
@@ -136,7 +136,7 @@ impl BlockBuilder {
             global_names: NameSupply::default(),
             module: RelaxModule::new(),
             dedup: FxHashMap::default(),
-            bound: FxHashMap::default(),
+            bound: IdMap::default(),
         };
         for (name, f) in module.functions() {
             bb.global_names.used.insert(name.to_owned());
@@ -169,7 +169,7 @@ impl BlockBuilder {
             None => Frame {
                 bindings: Vec::new(),
                 dataflow,
-                memo: FxHashMap::default(),
+                memo: IdMap::default(),
             },
         };
         frame.dataflow = dataflow;
@@ -416,7 +416,7 @@ impl BlockBuilder {
         }
         if binding.cast.is_none() {
             self.bound.insert(
-                binding.var.addr(),
+                binding.var.id(),
                 (binding.var.clone(), binding.value.clone()),
             );
         }
@@ -427,7 +427,7 @@ impl BlockBuilder {
     /// The value bound to `var` by a binding this builder emitted.
     pub fn lookup_binding(&self, var: &Node<Var>) -> Option<&Expr> {
         self.bound
-            .get(&var.addr())
+            .get(&var.id())
             .filter(|(v, _)| v.same_as(var))
             .map(|(_, e)| e)
     }
@@ -641,7 +641,7 @@ impl BlockBuilder {
         if let Expr::Tuple(_) = e {
             return self.normalize_inner(e);
         }
-        let key = e.addr();
+        let key = e.id();
         if let Some(frame) = self.frames.last()
             && let Some((node, var)) = frame.memo.get(&key)
             && node.same_as(&e)

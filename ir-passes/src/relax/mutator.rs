@@ -14,8 +14,7 @@
 //! * nothing changed means the very same handles, and no allocation once
 //!   the builder is warm.
 
-use ir_core::{Node, Rebuild, Transformed};
-use rustc_hash::FxHashMap;
+use ir_core::{IdMap, Node, Rebuild, Transformed};
 
 use super::builder::{BlockBuilder, BuilderError};
 use super::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, SeqExpr, Var};
@@ -28,7 +27,7 @@ pub struct MutatorState {
     /// Where binding hooks emit.
     pub builder: BlockBuilder,
     /// Variable -> its replacement, by identity (TVM's `var_remap_`).
-    pub var_remap: FxHashMap<usize, (Node<Var>, Node<Var>)>,
+    pub var_remap: IdMap<Node<Var>, (Node<Var>, Node<Var>)>,
     /// The first error met; hooks cannot return one, so it is kept here and
     /// [`run_mutator`] reports it.
     pub error: Option<BuilderError>,
@@ -45,14 +44,13 @@ impl MutatorState {
 
     /// Records that uses of `old` now mean `new`.
     pub fn remap(&mut self, old: &Node<Var>, new: &Node<Var>) {
-        self.var_remap
-            .insert(old.addr(), (old.clone(), new.clone()));
+        self.var_remap.insert(old.id(), (old.clone(), new.clone()));
     }
 
     /// The replacement of `var`, if any.
     pub fn remapped(&self, var: &Node<Var>) -> Option<&Node<Var>> {
         self.var_remap
-            .get(&var.addr())
+            .get(&var.id())
             .filter(|(old, _)| old.same_as(var))
             .map(|(_, new)| new)
     }

@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use ir_core::Node;
-use rustc_hash::{FxHashMap, FxHashSet};
+use ir_core::{IdMap, IdSet, Node};
+use rustc_hash::FxHashSet;
 
 use super::expr::{
     AttrValue, Binding, BindingBlock, Call, Expr, ExprVisitor, Function, SeqExpr, Var,
@@ -63,7 +63,7 @@ pub fn print_expr(e: &Expr) -> String {
 /// An `if` branch is a scope: its names are free again after it.
 #[derive(Default)]
 struct Names {
-    by_var: FxHashMap<usize, String>,
+    by_var: IdMap<Node<Var>, String>,
     used: FxHashSet<String>,
     /// Names defined in each open branch.
     scopes: Vec<Vec<String>>,
@@ -81,7 +81,7 @@ impl Names {
     }
 
     fn define(&mut self, v: &Node<Var>) -> String {
-        if let Some(name) = self.by_var.get(&v.addr()) {
+        if let Some(name) = self.by_var.get(&v.id()) {
             return name.clone();
         }
         let base = match v.name.as_str() {
@@ -94,7 +94,7 @@ impl Names {
             name = format!("{base}_{i}");
             i += 1;
         }
-        self.by_var.insert(v.addr(), name.clone());
+        self.by_var.insert(v.id(), name.clone());
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(name.clone());
         }
@@ -528,13 +528,13 @@ fn python_float(v: f64) -> String {
 /// Symbolic variables in order of first appearance.
 #[derive(Default)]
 struct SymbolicVars {
-    seen: FxHashSet<usize>,
+    seen: IdSet<Node<PrimVar>>,
     order: Vec<Node<PrimVar>>,
 }
 
 impl PrimExprVisitor for SymbolicVars {
     fn visit_prim_var(&mut self, v: &Node<PrimVar>) {
-        if self.seen.insert(v.addr()) {
+        if self.seen.insert(v.id()) {
             self.order.push(v.clone());
         }
     }

@@ -6,8 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use ir_core::{Node, Walk};
-use rustc_hash::FxHashSet;
+use ir_core::{Id, IdSet, Node, Walk};
 
 use super::builder::is_leaf;
 use super::expr::{Binding, BindingBlock, Call, Expr, ExprVisitor, Function, GlobalVar, If, Var};
@@ -22,10 +21,10 @@ pub fn well_formed(module: &RelaxModule) -> Result<(), String> {
     for (name, f) in module.functions() {
         let mut check = Check {
             module,
-            defined: FxHashSet::default(),
+            defined: IdSet::default(),
             scopes: Vec::new(),
             dataflow: None,
-            ever: FxHashSet::default(),
+            ever: IdSet::default(),
         };
         if let ControlFlow::Break(e) = check.visit_function(f) {
             return Err(format!("in function {name}: {e}"));
@@ -37,24 +36,24 @@ pub fn well_formed(module: &RelaxModule) -> Result<(), String> {
 struct Check<'a> {
     module: &'a RelaxModule,
     /// Variables in scope.
-    defined: FxHashSet<usize>,
+    defined: IdSet<Node<Var>>,
     /// What each open scope defined, to forget on leaving it.
-    scopes: Vec<Vec<usize>>,
+    scopes: Vec<Vec<Id<Node<Var>>>>,
     /// The dataflow variables of the open dataflow block.
-    dataflow: Option<FxHashSet<usize>>,
+    dataflow: Option<IdSet<Node<Var>>>,
     /// Every variable defined so far (defined twice is an error).
-    ever: FxHashSet<usize>,
+    ever: IdSet<Node<Var>>,
 }
 
 impl Check<'_> {
     fn define(&mut self, v: &Node<Var>) -> Flow {
-        if !self.ever.insert(v.addr()) {
+        if !self.ever.insert(v.id()) {
             return ControlFlow::Break(format!("variable {} is defined twice", v.name));
         }
         if v.dataflow {
             match &mut self.dataflow {
                 Some(block) => {
-                    block.insert(v.addr());
+                    block.insert(v.id());
                 }
                 None => {
                     return ControlFlow::Break(format!(
@@ -64,9 +63,9 @@ impl Check<'_> {
                 }
             }
         }
-        self.defined.insert(v.addr());
+        self.defined.insert(v.id());
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push(v.addr());
+            scope.push(v.id());
         }
         ControlFlow::Continue(())
     }
@@ -96,17 +95,14 @@ impl StructInfoVisitor<Flow> for Check<'_> {}
 
 impl ExprVisitor<Flow> for Check<'_> {
     fn visit_var(&mut self, v: &Node<Var>) -> Flow {
-        let in_block = self
-            .dataflow
-            .as_ref()
-            .is_some_and(|b| b.contains(&v.addr()));
-        if v.dataflow && !in_block && self.ever.contains(&v.addr()) {
+        let in_block = self.dataflow.as_ref().is_some_and(|b| b.contains(&v.id()));
+        if v.dataflow && !in_block && self.ever.contains(&v.id()) {
             return ControlFlow::Break(format!(
                 "dataflow variable {} is used outside its dataflow block",
                 v.name
             ));
         }
-        if !self.defined.contains(&v.addr()) {
+        if !self.defined.contains(&v.id()) {
             return ControlFlow::Break(format!("variable {} is used but not defined", v.name));
         }
         ControlFlow::Continue(())
@@ -163,7 +159,7 @@ impl ExprVisitor<Flow> for Check<'_> {
 
     fn visit_binding_block(&mut self, b: &Node<BindingBlock>) -> Flow {
         if b.dataflow {
-            self.dataflow = Some(FxHashSet::default());
+            self.dataflow = Some(IdSet::default());
         }
         let r = b.walk(self);
         if b.dataflow {

@@ -3,8 +3,7 @@
 
 use std::fmt::Write;
 
-use ir_core::{Family, Node};
-use rustc_hash::FxHashMap;
+use ir_core::{Family, IdMap, Node};
 
 use super::expr::{Expr, ExprVisitor, Function};
 use super::module::RelayModule;
@@ -12,7 +11,7 @@ use super::ty::TypeVisitor;
 
 struct Dot {
     out: String,
-    ids: FxHashMap<usize, usize>,
+    ids: IdMap<Expr, usize>,
     prefix: String,
 }
 
@@ -20,7 +19,7 @@ impl Dot {
     fn id(&mut self, e: &Expr) -> (String, bool) {
         let next = self.ids.len();
         let mut fresh = false;
-        let n = *self.ids.entry(e.addr()).or_insert_with(|| {
+        let n = *self.ids.entry(e.id()).or_insert_with(|| {
             fresh = true;
             next
         });
@@ -90,7 +89,7 @@ impl ExprVisitor for Dot {
 pub fn module_to_dot(module: &RelayModule) -> String {
     let mut dot = Dot {
         out: String::from("digraph module {\n  rankdir=BT;\n"),
-        ids: FxHashMap::default(),
+        ids: IdMap::default(),
         prefix: String::new(),
     };
     for (i, (name, f)) in module.functions().enumerate() {

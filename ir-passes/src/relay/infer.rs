@@ -4,7 +4,7 @@
 
 use ir_core::stack::guarded;
 use ir_core::structural::structural_eq;
-use ir_core::{Family, Node};
+use ir_core::{Family, IdMap, Node};
 use rustc_hash::FxHashMap;
 
 use super::expr::{Expr, Function, Span, Var};
@@ -33,7 +33,10 @@ impl std::error::Error for TypeError {}
 /// The inferred type of every expression and variable of a function, by node identity.
 #[derive(Default)]
 pub struct TypeMap {
-    types: FxHashMap<usize, Type>,
+    /// Types of expressions other than variables.
+    types: IdMap<Expr, Type>,
+    /// Types of variables (an `Expr::Var` is recorded and looked up here too).
+    var_types: IdMap<Node<Var>, Type>,
     /// Keeps the typed nodes alive, so an address is never reused while the map lives.
     keep: Vec<Expr>,
 }
@@ -41,12 +44,15 @@ pub struct TypeMap {
 impl TypeMap {
     /// The type of an expression, if inferred.
     pub fn of(&self, e: &Expr) -> Option<&Type> {
-        self.types.get(&e.addr())
+        match e {
+            Expr::Var(v) => self.of_var(v),
+            _ => self.types.get(&e.id()),
+        }
     }
 
     /// The type of a variable.
     pub fn of_var(&self, v: &Node<Var>) -> Option<&Type> {
-        self.types.get(&v.addr())
+        self.var_types.get(&v.id())
     }
 }
 
@@ -130,13 +136,16 @@ fn signature(f: &Function) -> Option<Type> {
 
 impl Infer<'_> {
     fn record(&mut self, e: &Expr, t: Type) -> Type {
-        self.map.types.insert(e.addr(), t.clone());
+        match e {
+            Expr::Var(v) => self.map.var_types.insert(v.id(), t.clone()),
+            _ => self.map.types.insert(e.id(), t.clone()),
+        };
         self.map.keep.push(e.clone());
         t
     }
 
     fn record_var(&mut self, v: &Node<Var>, t: Type) {
-        self.map.types.insert(v.addr(), t.clone());
+        self.map.var_types.insert(v.id(), t.clone());
         self.map.keep.push(v.clone().into());
     }
 

@@ -1,10 +1,8 @@
 //! A reference interpreter: evaluates `@main` (or any expression) on given
 //! inputs. It is the oracle the pass tests compare against.
 
-use rustc_hash::FxHashMap as HashMap;
-
 use ir_core::stack::guarded;
-use ir_core::{Family, Node};
+use ir_core::{Family, Id, IdMap, Node};
 
 use super::expr::{Expr, Function, Var};
 use super::free_vars::function_free_vars;
@@ -89,30 +87,33 @@ pub fn eval_expr(e: &Expr, bindings: &[(Node<Var>, Value)]) -> Result<Value, Str
     let empty = RelayModule::new();
     let mut interp = Interpreter::new(&empty);
     for (v, value) in bindings {
-        interp.env.insert(v.addr(), value.clone());
+        interp.env.insert(v.id(), value.clone());
     }
     interp.eval(e)
 }
 
+/// A variable bound anew and the value the binding hid.
+type Hidden = (Id<Node<Var>>, Option<Value>);
+
 struct Interpreter<'m> {
     module: &'m RelayModule,
-    env: HashMap<usize, Value>,
+    env: IdMap<Node<Var>, Value>,
     /// Values of shared nodes, per function invocation.
-    cache: Vec<HashMap<usize, Value>>,
+    cache: Vec<IdMap<Expr, Value>>,
     /// Let bindings made by each invocation, with the values they hid, so a
     /// recursive call cannot clobber its caller's let-bound variables.
-    let_log: Vec<Vec<(usize, Option<Value>)>>,
-    free_vars: HashMap<usize, Vec<Node<Var>>>,
+    let_log: Vec<Vec<Hidden>>,
+    free_vars: IdMap<Node<Function>, Vec<Node<Var>>>,
 }
 
 impl<'m> Interpreter<'m> {
     fn new(module: &'m RelayModule) -> Self {
         Interpreter {
             module,
-            env: HashMap::default(),
-            cache: vec![HashMap::default()],
+            env: IdMap::default(),
+            cache: vec![IdMap::default()],
             let_log: vec![Vec::new()],
-            free_vars: HashMap::default(),
+            free_vars: IdMap::default(),
         }
     }
 
@@ -122,14 +123,14 @@ impl<'m> Interpreter<'m> {
             if let Some(v) = self
                 .cache
                 .last()
-                .and_then(|c| c.get(&e.addr()))
+                .and_then(|c| c.get(&e.id()))
                 .filter(|_| shared)
             {
                 return Ok(v.clone());
             }
             let v = self.eval_uncached(e)?;
             if let Some(c) = self.cache.last_mut().filter(|_| shared) {
-                c.insert(e.addr(), v.clone());
+                c.insert(e.id(), v.clone());
             }
             Ok(v)
         })
@@ -146,7 +147,7 @@ impl<'m> Interpreter<'m> {
                 .ok_or_else(|| format!("cannot evaluate a `{}` node", x.kind_name())),
             Expr::Var(v) => self
                 .env
-                .get(&v.addr())
+                .get(&v.id())
                 .cloned()
                 .ok_or_else(|| format!("unbound variable %{}", v.name)),
             Expr::GlobalVar(g) => {
@@ -210,9 +211,9 @@ impl<'m> Interpreter<'m> {
                         Expr::Function(f) => Value::Closure(self.close(f, Some(l.var.clone()))),
                         other => self.eval(other)?,
                     };
-                    let hidden = self.env.insert(l.var.addr(), value);
+                    let hidden = self.env.insert(l.var.id(), value);
                     if let Some(log) = self.let_log.last_mut() {
-                        log.push((l.var.addr(), hidden));
+                        log.push((l.var.id(), hidden));
                     }
                     e = l.body.clone();
                 }
@@ -235,13 +236,13 @@ impl<'m> Interpreter<'m> {
     fn close(&mut self, f: &Node<Function>, recursive: Option<Node<Var>>) -> Closure {
         let free = self
             .free_vars
-            .entry(f.addr())
+            .entry(f.id())
             .or_insert_with(|| function_free_vars(f))
             .clone();
         let captured = free
             .into_iter()
             .filter(|v| recursive.as_ref().is_none_or(|r| !r.same_as(v)))
-            .filter_map(|v| self.env.get(&v.addr()).cloned().map(|value| (v, value)))
+            .filter_map(|v| self.env.get(&v.id()).cloned().map(|value| (v, value)))
             .collect();
         Closure {
             func: f.clone(),
@@ -259,20 +260,20 @@ impl<'m> Interpreter<'m> {
                 args.len()
             ));
         }
-        let mut bindings: Vec<(usize, Value)> = closure
+        let mut bindings: Vec<(Id<Node<Var>>, Value)> = closure
             .captured
             .iter()
-            .map(|(v, val)| (v.addr(), val.clone()))
+            .map(|(v, val)| (v.id(), val.clone()))
             .collect();
         if let Some(r) = &closure.recursive {
-            bindings.push((r.addr(), Value::Closure(closure.clone())));
+            bindings.push((r.id(), Value::Closure(closure.clone())));
         }
-        bindings.extend(f.params.iter().map(|p| p.addr()).zip(args));
-        let saved: Vec<(usize, Option<Value>)> = bindings
+        bindings.extend(f.params.iter().map(|p| p.id()).zip(args));
+        let saved: Vec<Hidden> = bindings
             .into_iter()
             .map(|(k, v)| (k, self.env.insert(k, v)))
             .collect();
-        self.cache.push(HashMap::default());
+        self.cache.push(IdMap::default());
         self.let_log.push(Vec::new());
         let result = self.eval(&f.body);
         self.cache.pop();

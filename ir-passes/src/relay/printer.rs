@@ -107,8 +107,8 @@ fn write_type(out: &mut String, t: &Type) {
 
 /// A block of the printed text: the function body (`ROOT`), an if branch or
 /// a function body (`(node, 0 | 1)`), or a parenthesised let sequence (`(node, 2)`).
-type BlockKey = (usize, u8);
-const ROOT: BlockKey = (0, 0);
+type BlockKey = (Option<Id<Expr>>, u8);
+const ROOT: BlockKey = (None, 0);
 
 #[derive(Default)]
 struct Printer {
@@ -220,18 +220,18 @@ impl Printer {
                     work.push((l.value.clone(), new, false));
                 }
                 Expr::Let(l) => {
-                    let k = open((l.addr(), 2));
+                    let k = open((Some(e.id()), 2));
                     work.push((l.body.clone(), k, true));
                     work.push((l.value.clone(), k, false));
                 }
                 Expr::If(i) => {
-                    let (t, f) = (open((i.addr(), 0)), open((i.addr(), 1)));
+                    let (t, f) = (open((Some(e.id()), 0)), open((Some(e.id()), 1)));
                     work.push((i.else_branch.clone(), f, true));
                     work.push((i.then_branch.clone(), t, true));
                     work.push((i.cond.clone(), new, false));
                 }
                 Expr::Function(f) => {
-                    let k = open((f.addr(), 0));
+                    let k = open((Some(e.id()), 0));
                     work.push((f.body.clone(), k, true));
                 }
                 Expr::Call(c) => {
@@ -450,11 +450,11 @@ impl Printer {
                 self.write("fn ");
                 self.signature(f);
                 self.write(" ");
-                self.braced_seq(&f.body, (f.addr(), 0));
+                self.braced_seq(&f.body, (Some(e.id()), 0));
             }
-            Expr::Let(l) => {
+            Expr::Let(_) => {
                 self.write("(");
-                self.nested_seq(e, (l.addr(), 2));
+                self.nested_seq(e, (Some(e.id()), 2));
                 self.write(")");
             }
             Expr::Ext(x) => {
@@ -480,9 +480,9 @@ impl Printer {
                 self.write("if (");
                 self.expr(&i.cond);
                 self.write(") ");
-                self.braced_seq(&i.then_branch, (i.addr(), 0));
+                self.braced_seq(&i.then_branch, (Some(e.id()), 0));
                 self.write(" else ");
-                self.braced_seq(&i.else_branch, (i.addr(), 1));
+                self.braced_seq(&i.else_branch, (Some(e.id()), 1));
             }
         }
     }

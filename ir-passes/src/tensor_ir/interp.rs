@@ -23,13 +23,11 @@
 
 use std::fmt;
 
-use rustc_hash::FxHashMap as HashMap;
-
-use ir_core::Node;
 use ir_core::stack::guarded;
+use ir_core::{IdMap, Node};
 
 use super::dtype::{DType, Value};
-use super::expr::{Expr, Intrin, Tensor};
+use super::expr::{Expr, Intrin, Tensor, Var};
 use super::ops::{
     AddOp, AndOp, ArithOp, DivOp, EqOp, GeOp, GtOp, LeOp, LogicOp, LtOp, MaxOp, MinOp, ModOp,
     MulOp, NeOp, OrOp, RelOp, SubOp, compare, eval_arith,
@@ -91,8 +89,8 @@ pub struct Interpreter<'m> {
 /// One call's variables and tensors, keyed by node identity.
 #[derive(Debug, Default)]
 struct Frame {
-    vars: HashMap<usize, Option<Value>>,
-    tensors: HashMap<usize, View>,
+    vars: IdMap<Node<Var>, Option<Value>>,
+    tensors: IdMap<Node<Tensor>, View>,
     /// Buffers below this index belong to callers.
     buffers_base: usize,
 }
@@ -235,7 +233,7 @@ impl<'m> Interpreter<'m> {
                     let value = value
                         .convert(v.dtype)
                         .ok_or_else(|| EvalError(format!("bad argument for `{}`", v.name)))?;
-                    self.frame().vars.insert(v.addr(), Some(value));
+                    self.frame().vars.insert(v.id(), Some(value));
                 }
                 (Expr::Tensor(t), Bound::Buffer(id)) => {
                     let (dims, strides) = self.layout(t)?;
@@ -252,7 +250,7 @@ impl<'m> Interpreter<'m> {
                         dims,
                         strides,
                     };
-                    self.frame().tensors.insert(t.addr(), view);
+                    self.frame().tensors.insert(t.id(), view);
                 }
                 (p, _) => {
                     return err(format!(
@@ -301,7 +299,7 @@ impl<'m> Interpreter<'m> {
             Stmt::Assign(a) => {
                 let value = self.eval(&a.rhs)?;
                 match &a.lhs {
-                    Expr::Var(v) => match self.frame().vars.get_mut(&v.addr()) {
+                    Expr::Var(v) => match self.frame().vars.get_mut(&v.id()) {
                         Some(slot) => *slot = Some(value),
                         None => return err(format!("assignment to undefined `{}`", v.name)),
                     },
@@ -349,7 +347,7 @@ impl<'m> Interpreter<'m> {
                 let mut current = begin;
                 while compare(current, end, dtype) == Some(std::cmp::Ordering::Less) {
                     self.spend()?;
-                    self.frame().vars.insert(l.var.addr(), Some(current));
+                    self.frame().vars.insert(l.var.id(), Some(current));
                     if let Flow::Return(v) = self.exec(&l.body)? {
                         return Ok(Flow::Return(v));
                     }
@@ -382,7 +380,7 @@ impl<'m> Interpreter<'m> {
                     Some(e) => Some(self.eval_as(e, d.var.dtype)?),
                     None => None,
                 };
-                self.frame().vars.insert(d.var.addr(), v);
+                self.frame().vars.insert(d.var.id(), v);
                 Ok(Flow::Next)
             }
             Stmt::DefineTensor(d) => {
@@ -391,7 +389,7 @@ impl<'m> Interpreter<'m> {
                 let len = usize::try_from(extent(&dims, &strides)).unwrap_or(usize::MAX);
                 let zero = Value::zero(t.elem);
                 // Run again (in a loop): the same buffer, zeroed anew.
-                let known = self.frame().tensors.get(&t.addr()).map(|v| v.buffer);
+                let known = self.frame().tensors.get(&t.id()).map(|v| v.buffer);
                 let buffer = match known {
                     Some(id) => {
                         // Emptied first, so the count stays right if the new size is refused.
@@ -412,7 +410,7 @@ impl<'m> Interpreter<'m> {
                     dims,
                     strides,
                 };
-                self.frame().tensors.insert(t.addr(), view);
+                self.frame().tensors.insert(t.id(), view);
                 Ok(Flow::Next)
             }
         }
@@ -460,7 +458,7 @@ impl<'m> Interpreter<'m> {
     fn view_of(&mut self, t: &Node<Tensor>) -> Result<View, EvalError> {
         self.frame()
             .tensors
-            .get(&t.addr())
+            .get(&t.id())
             .cloned()
             .ok_or_else(|| EvalError(format!("use of undefined tensor `{}`", t.name)))
     }
@@ -525,7 +523,7 @@ impl<'m> Interpreter<'m> {
         }
         match e {
             Expr::Constant(c) => Ok(c.value),
-            Expr::Var(v) => match self.frame().vars.get(&v.addr()) {
+            Expr::Var(v) => match self.frame().vars.get(&v.id()) {
                 Some(Some(value)) => Ok(*value),
                 Some(None) => err(format!("`{}` is read before it is assigned", v.name)),
                 None => err(format!("use of undefined `{}`", v.name)),

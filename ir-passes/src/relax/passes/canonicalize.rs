@@ -18,8 +18,7 @@
 //! binding that renames its variable), then a normalizing mutator applies
 //! it; it re-derives the struct info of bindings whose values changed.
 
-use ir_core::{Node, Transformed};
-use rustc_hash::{FxHashMap, FxHashSet};
+use ir_core::{Id, IdMap, IdSet, Node, Transformed};
 
 use crate::relax::BuilderError;
 use crate::relax::expr::{Binding, Expr, ExprMutator, ExprVisitor, Function, SeqExpr, Var};
@@ -31,27 +30,27 @@ use crate::relax::sinfo::{StructInfo, StructInfoMutator, StructInfoVisitor, is_b
 #[derive(Default)]
 struct Plan {
     /// Variable -> the variable its uses become.
-    replace: FxHashMap<usize, Node<Var>>,
+    replace: IdMap<Node<Var>, Node<Var>>,
     /// Bindings (by variable) that go.
-    drop: FxHashSet<usize>,
+    drop: IdSet<Node<Var>>,
     /// Definition of a dataflow variable -> the output variable it becomes.
-    rename_def: FxHashMap<usize, Node<Var>>,
+    rename_def: IdMap<Node<Var>, Node<Var>>,
     /// Variables bound to tuple literals: their fields.
-    tuples: FxHashMap<usize, Vec<Expr>>,
+    tuples: IdMap<Node<Var>, Vec<Expr>>,
     /// Variables bound to constants (directly, or as a field of a tuple
     /// literal): their uses become the constant; the binding stays.
-    constants: FxHashMap<usize, Expr>,
+    constants: IdMap<Node<Var>, Expr>,
     /// `w = t[i]`: w -> (t, i).
-    items: FxHashMap<usize, (Node<Var>, usize)>,
+    items: IdMap<Node<Var>, (Node<Var>, usize)>,
     /// The dataflow block (an index) each variable was defined in.
-    home: FxHashMap<usize, usize>,
+    home: IdMap<Node<Var>, usize>,
     /// Variables used outside their home dataflow block, after the plan's
     /// replacements.
-    used_outside: FxHashSet<usize>,
+    used_outside: IdSet<Node<Var>>,
     /// The same, before any replacement.
-    used_outside_raw: FxHashSet<usize>,
+    used_outside_raw: IdSet<Node<Var>>,
     /// Output variables to turn into dataflow variables.
-    demote: FxHashSet<usize>,
+    demote: IdSet<Node<Var>>,
     blocks: usize,
 }
 
@@ -59,7 +58,7 @@ impl Plan {
     fn resolve(&self, v: &Node<Var>) -> Node<Var> {
         let mut v = v.clone();
         let mut steps = 0;
-        while let Some(next) = self.replace.get(&v.addr()) {
+        while let Some(next) = self.replace.get(&v.id()) {
             if next.same_as(&v) || steps > self.replace.len() {
                 break;
             }
@@ -75,7 +74,7 @@ impl Plan {
             (Expr::Constant(_), None) => Some(b.value.clone()),
             (Expr::TupleGetItem(g), None) => {
                 let Expr::Var(t) = &g.tuple else { return None };
-                match self.tuples.get(&self.resolve(t).addr())?.get(g.index)? {
+                match self.tuples.get(&self.resolve(t).id())?.get(g.index)? {
                     c @ Expr::Constant(_) => Some(c.clone()),
                     _ => None,
                 }
@@ -91,7 +90,7 @@ impl Plan {
             (Expr::Var(u), Some(cast)) if is_base_of(cast, &u.sinfo) => Some(u.clone()),
             (Expr::TupleGetItem(g), None) => {
                 let Expr::Var(t) = &g.tuple else { return None };
-                match self.tuples.get(&self.resolve(t).addr())?.get(g.index)? {
+                match self.tuples.get(&self.resolve(t).id())?.get(g.index)? {
                     Expr::Var(field) => Some(field.clone()),
                     _ => None,
                 }
@@ -101,7 +100,7 @@ impl Plan {
                 let mut whole: Option<Node<Var>> = None;
                 for (i, f) in t.fields.iter().enumerate() {
                     let Expr::Var(f) = f else { return None };
-                    let (src, idx) = self.items.get(&f.addr())?;
+                    let (src, idx) = self.items.get(&f.id())?;
                     if *idx != i || whole.as_ref().is_some_and(|w| !w.same_as(src)) {
                         return None;
                     }
@@ -143,41 +142,41 @@ impl Plan {
                 self.seq(&i.false_branch);
             }
             Expr::Tuple(t) => {
-                self.tuples.insert(b.var.addr(), t.fields.clone());
+                self.tuples.insert(b.var.id(), t.fields.clone());
             }
             Expr::TupleGetItem(g) => {
                 if let Expr::Var(t) = &g.tuple {
-                    self.items.insert(b.var.addr(), (self.resolve(t), g.index));
+                    self.items.insert(b.var.id(), (self.resolve(t), g.index));
                 }
             }
             _ => {}
         }
         if let Some(id) = block {
-            self.home.insert(b.var.addr(), id);
+            self.home.insert(b.var.id(), id);
         }
         if let Some(c) = self.constant(b) {
-            self.constants.insert(b.var.addr(), c);
+            self.constants.insert(b.var.id(), c);
             return;
         }
         let Some(u) = self.trivial(b) else { return };
         let cu = self.resolve(&u);
         let v = &b.var;
-        self.drop.insert(v.addr());
-        let same_block = block.is_some() && self.home.get(&cu.addr()) == block.as_ref();
+        self.drop.insert(v.id());
+        let same_block = block.is_some() && self.home.get(&cu.id()) == block.as_ref();
         // (Only a definition that stays can be renamed: `cu` may itself be
         // the new name of an earlier one.)
-        let stays = !self.drop.contains(&cu.addr()) && !self.rename_def.contains_key(&cu.addr());
+        let stays = !self.drop.contains(&cu.id()) && !self.rename_def.contains_key(&cu.id());
         // Only an output used after its block needs to keep its name.
-        let needed = self.used_outside_raw.contains(&v.addr());
+        let needed = self.used_outside_raw.contains(&v.id());
         if !v.dataflow && same_block && stays && needed {
             // In a dataflow block, the definition takes the output's name.
-            self.rename_def.insert(cu.addr(), v.clone());
-            self.replace.insert(cu.addr(), v.clone());
+            self.rename_def.insert(cu.id(), v.clone());
+            self.replace.insert(cu.id(), v.clone());
         } else if !v.dataflow && cu.dataflow && needed {
             // Not expressible by renaming: keep the binding.
-            self.drop.remove(&v.addr());
+            self.drop.remove(&v.id());
         } else {
-            self.replace.insert(v.addr(), cu);
+            self.replace.insert(v.id(), cu);
         }
     }
 
@@ -198,14 +197,14 @@ impl StructInfoVisitor for UseScan<'_> {}
 impl ExprVisitor for UseScan<'_> {
     fn visit_var_def(&mut self, v: &Node<Var>) {
         if let Some(block) = self.block {
-            self.plan.home.insert(v.addr(), block);
+            self.plan.home.insert(v.id(), block);
         }
     }
     fn visit_var(&mut self, v: &Node<Var>) {
         let r = self.plan.resolve(v);
-        let home = self.plan.home.get(&r.addr()).copied();
+        let home = self.plan.home.get(&r.id()).copied();
         if home.is_some() && home != self.block {
-            self.plan.used_outside.insert(r.addr());
+            self.plan.used_outside.insert(r.id());
         }
     }
     fn visit_binding_block(&mut self, b: &Node<crate::relax::expr::BindingBlock>) {
@@ -217,7 +216,7 @@ impl ExprVisitor for UseScan<'_> {
             self.block = None;
         }
         for binding in &b.bindings {
-            if !self.plan.drop.contains(&binding.var.addr()) {
+            if !self.plan.drop.contains(&binding.var.id()) {
                 self.visit_binding(binding);
             }
         }
@@ -248,7 +247,7 @@ impl ExprMutator for Canonicalize {
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         let r = self.plan.resolve(v);
-        if let Some(c) = self.plan.constants.get(&r.addr()) {
+        if let Some(c) = self.plan.constants.get(&r.id()) {
             return Transformed::Replace(c.clone());
         }
         match mutator::var_use(self, &r) {
@@ -259,9 +258,9 @@ impl ExprMutator for Canonicalize {
     }
 
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
-        let target = self.plan.rename_def.get(&v.addr()).cloned();
+        let target = self.plan.rename_def.get(&v.id()).cloned();
         let current = target.clone().unwrap_or_else(|| v.clone());
-        if self.plan.demote.contains(&current.addr()) {
+        if self.plan.demote.contains(&current.id()) {
             let demoted = Node::new(Var {
                 name: current.name.clone(),
                 dataflow: true,
@@ -278,7 +277,7 @@ impl ExprMutator for Canonicalize {
     }
 
     fn mutate_binding(&mut self, b: &Node<Binding>) -> Transformed<Expr> {
-        if self.plan.drop.contains(&b.var.addr()) {
+        if self.plan.drop.contains(&b.var.id()) {
             return Transformed::Keep;
         }
         mutator::binding(self, b)
@@ -308,10 +307,10 @@ pub fn canonicalize_bindings(
     }
     scan(&mut plan);
     // Outputs of dataflow blocks used only inside them become dataflow variables.
-    let outputs: Vec<(usize, Node<Var>)> = collect_outputs(f, &plan);
-    for (addr, var) in outputs {
-        if !plan.used_outside.contains(&addr) && !var.dataflow {
-            plan.demote.insert(addr);
+    let outputs: Vec<(Id<Node<Var>>, Node<Var>)> = collect_outputs(f, &plan);
+    for (id, var) in outputs {
+        if !plan.used_outside.contains(&id) && !var.dataflow {
+            plan.demote.insert(id);
         }
     }
     let mut pass = Canonicalize {
@@ -326,8 +325,8 @@ pub fn canonicalize_bindings(
 }
 
 /// The variables that end up defined in dataflow blocks as outputs (after
-/// renaming), by the address of the variable that will hold the name.
-fn collect_outputs(f: &Function, plan: &Plan) -> Vec<(usize, Node<Var>)> {
+/// renaming), by the identity of the variable that will hold the name.
+fn collect_outputs(f: &Function, plan: &Plan) -> Vec<(Id<Node<Var>>, Node<Var>)> {
     let mut out = Vec::new();
     let mut stack: Vec<&SeqExpr> = vec![&f.body];
     while let Some(seq) = stack.pop() {
@@ -341,11 +340,11 @@ fn collect_outputs(f: &Function, plan: &Plan) -> Vec<(usize, Node<Var>)> {
                     }
                     _ => {}
                 }
-                if !block.dataflow || plan.drop.contains(&b.var.addr()) {
+                if !block.dataflow || plan.drop.contains(&b.var.id()) {
                     continue;
                 }
-                let v = plan.rename_def.get(&b.var.addr()).unwrap_or(&b.var);
-                out.push((v.addr(), v.clone()));
+                let v = plan.rename_def.get(&b.var.id()).unwrap_or(&b.var);
+                out.push((v.id(), v.clone()));
             }
         }
     }

@@ -5,13 +5,13 @@
 //! go, unless some call names a function outside the module (then which
 //! functions are reachable is unknown and none is removed).
 
-use ir_core::{Node, Transformed};
+use ir_core::{IdSet, Node, Transformed};
 use rustc_hash::FxHashSet;
 
 use super::uses::used_vars;
 use crate::relax::RelaxModule;
 use crate::relax::expr::{
-    Binding, BindingBlock, Expr, ExprVisitor, Function, GlobalVar, If, SeqExpr,
+    Binding, BindingBlock, Expr, ExprVisitor, Function, GlobalVar, If, SeqExpr, Var,
 };
 use crate::relax::prim::PrimExprVisitor;
 use crate::relax::sinfo::{StructInfo, StructInfoVisitor};
@@ -37,7 +37,7 @@ pub fn remove_unused_bindings(seq: &Node<SeqExpr>) -> Transformed<Node<SeqExpr>>
 /// A sequence's dead bindings removed, and the variables it uses that it
 /// does not define (so that each scope is walked once: an enclosing scope
 /// learns what a nested one uses from this set, not by walking it again).
-fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, FxHashSet<usize>) {
+fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, IdSet<Node<Var>>) {
     ir_core::stack::guarded(|| {
         let (body, mut live) = dce_value(&seq.body);
         // Backwards: a binding is live if a later live one (or the result) uses it.
@@ -45,7 +45,7 @@ fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, FxHashSet<usize>
         let mut changed = body.is_replace();
         for (bi, block) in seq.blocks.iter().enumerate().rev() {
             for b in block.bindings.iter().rev() {
-                let defined = live.remove(&b.var.addr());
+                let defined = live.remove(&b.var.id());
                 if !defined && !impure(&b.value) {
                     changed = true;
                     continue;
@@ -97,12 +97,12 @@ fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, FxHashSet<usize>
 
 /// Dead code inside a value (a nested function's body, an `if`'s
 /// branches), and the variables the value uses.
-fn dce_value(e: &Expr) -> (Transformed<Expr>, FxHashSet<usize>) {
+fn dce_value(e: &Expr) -> (Transformed<Expr>, IdSet<Node<Var>>) {
     match e {
         Expr::Function(f) => {
             let (body, mut uses) = dce_seq(&f.body);
             for p in &f.params {
-                uses.remove(&p.addr());
+                uses.remove(&p.id());
             }
             let out = body.map(|body| {
                 Expr::Function(Node::new(Function {
@@ -113,7 +113,7 @@ fn dce_value(e: &Expr) -> (Transformed<Expr>, FxHashSet<usize>) {
             (out, uses)
         }
         Expr::If(i) => {
-            let mut uses = FxHashSet::default();
+            let mut uses = IdSet::default();
             used_vars(&i.cond, &mut uses);
             let (t, ut) = dce_seq(&i.true_branch);
             let (f, uf) = dce_seq(&i.false_branch);
@@ -134,7 +134,7 @@ fn dce_value(e: &Expr) -> (Transformed<Expr>, FxHashSet<usize>) {
             (out.map(Expr::SeqExpr), uses)
         }
         e => {
-            let mut uses = FxHashSet::default();
+            let mut uses = IdSet::default();
             used_vars(e, &mut uses);
             (Transformed::Keep, uses)
         }

@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use ir_core::{Family, Node, Transformed};
+use ir_core::{Family, Id, Node, Transformed};
 
 use crate::relay::attrs::Attrs;
 use crate::relay::expr::{Call, Expr, ExprRewriter};
@@ -15,14 +15,14 @@ use crate::relay::ty::TypeRewriter;
 #[derive(Hash, PartialEq, Eq)]
 enum Callee {
     Op(String),
-    Node(usize),
+    Node(Id<Expr>),
 }
 
 /// How arguments match (as in TVM's CSE): by identity, scalar constants by
 /// value, and tuple arguments field by field.
 #[derive(Hash, PartialEq, Eq)]
 enum Arg {
-    Node(usize),
+    Node(Id<Expr>),
     Scalar(Tensor),
     Tuple(Vec<Arg>),
 }
@@ -33,7 +33,7 @@ fn arg_key(a: &Expr, nested: bool) -> Arg {
         Expr::Tuple(t) if !nested => {
             Arg::Tuple(t.fields.iter().map(|f| arg_key(f, true)).collect())
         }
-        other => Arg::Node(other.addr()),
+        other => Arg::Node(other.id()),
     }
 }
 
@@ -48,7 +48,7 @@ impl ExprRewriter for Cse {
     fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
         let callee = match post.op.as_op() {
             Some(op) => Callee::Op(op.name.clone()),
-            None => Callee::Node(post.op.addr()),
+            None => Callee::Node(post.op.id()),
         };
         let args = post.args.iter().map(|a| arg_key(a, false)).collect();
         let key = (callee, args, post.attrs.clone());

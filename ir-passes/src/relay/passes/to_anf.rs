@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::stack::guarded;
-use ir_core::{Family, Node};
+use ir_core::{Family, Id, IdMap, Node};
 
 use crate::relay::expr::{Call, Expr, Function, If, Tuple, TupleGetItem, Var};
 
@@ -26,7 +26,7 @@ fn is_atomic(e: &Expr) -> bool {
 fn children(
     e: &Expr,
     here: ScopeId,
-    scope_of_branch: &mut impl FnMut(usize, u8) -> ScopeId,
+    scope_of_branch: &mut impl FnMut(Id<Expr>, u8) -> ScopeId,
 ) -> Vec<(Expr, ScopeId)> {
     match e {
         Expr::Call(c) => std::iter::once(c.op.clone())
@@ -38,10 +38,10 @@ fn children(
         Expr::Let(l) => vec![(l.value.clone(), here), (l.body.clone(), here)],
         Expr::If(i) => vec![
             (i.cond.clone(), here),
-            (i.then_branch.clone(), scope_of_branch(i.addr(), 0)),
-            (i.else_branch.clone(), scope_of_branch(i.addr(), 1)),
+            (i.then_branch.clone(), scope_of_branch(e.id(), 0)),
+            (i.else_branch.clone(), scope_of_branch(e.id(), 1)),
         ],
-        Expr::Function(f) => vec![(f.body.clone(), scope_of_branch(f.addr(), 0))],
+        Expr::Function(f) => vec![(f.body.clone(), scope_of_branch(e.id(), 0))],
         _ => vec![],
     }
 }
@@ -49,14 +49,14 @@ fn children(
 /// Phase 1: the scope of every compound node, as the common ancestor of its uses.
 #[derive(Default)]
 struct Placement {
-    scope_of: HashMap<usize, ScopeId>,
+    scope_of: IdMap<Expr, ScopeId>,
     /// Scope id -> the If/Function node owning it (none for the root).
-    owner: Vec<Option<usize>>,
-    branch_scopes: HashMap<(usize, u8), ScopeId>,
+    owner: Vec<Option<Id<Expr>>>,
+    branch_scopes: HashMap<(Id<Expr>, u8), ScopeId>,
 }
 
 impl Placement {
-    fn branch_scope(&mut self, node: usize, branch: u8) -> ScopeId {
+    fn branch_scope(&mut self, node: Id<Expr>, branch: u8) -> ScopeId {
         let next = self.owner.len();
         let id = *self.branch_scopes.entry((node, branch)).or_insert(next);
         if id == next {
@@ -102,7 +102,7 @@ impl Placement {
             if is_atomic(&e) {
                 continue;
             }
-            let new = match self.scope_of.get(&e.addr()) {
+            let new = match self.scope_of.get(&e.id()) {
                 Some(&old) => {
                     let l = self.lca(old, s);
                     if l == old {
@@ -112,7 +112,7 @@ impl Placement {
                 }
                 None => s,
             };
-            self.scope_of.insert(e.addr(), new);
+            self.scope_of.insert(e.id(), new);
             let kids = children(&e, new, &mut |n, b| self.branch_scope(n, b));
             work.extend(kids);
         }
@@ -124,7 +124,7 @@ struct Anf {
     placement: Placement,
     /// Open scopes (ids) and their bindings, outermost first.
     open: Vec<(ScopeId, Bindings)>,
-    bound: HashMap<usize, (Expr, ScopeId)>,
+    bound: IdMap<Expr, (Expr, ScopeId)>,
     keep: Vec<Expr>,
     fresh: usize,
 }
@@ -150,14 +150,14 @@ impl Anf {
     fn bind(&mut self, original: &Expr, value: Expr, var: Option<Node<Var>>) -> Expr {
         let var = var.unwrap_or_else(|| self.fresh_var());
         let atom: Expr = var.clone().into();
-        let target = self.placement.scope_of.get(&original.addr()).copied();
+        let target = self.placement.scope_of.get(&original.id()).copied();
         // The placed scope is open (it encloses every use); else the innermost.
         let slot = target
             .and_then(|t| self.open.iter().rposition(|(id, _)| *id == t))
             .unwrap_or(self.open.len().saturating_sub(1));
         if let Some((id, bindings)) = self.open.get_mut(slot) {
             bindings.push((var, value));
-            self.bound.insert(original.addr(), (atom.clone(), *id));
+            self.bound.insert(original.id(), (atom.clone(), *id));
         }
         self.keep.push(original.clone());
         atom
@@ -168,7 +168,7 @@ impl Anf {
             if is_atomic(e) {
                 return e.clone();
             }
-            if let Some((atom, scope)) = self.bound.get(&e.addr())
+            if let Some((atom, scope)) = self.bound.get(&e.id())
                 && self.open.iter().any(|(id, _)| id == scope)
             {
                 return atom.clone();
@@ -214,8 +214,8 @@ impl Anf {
             Expr::If(i) => {
                 let cond = self.atom(&i.cond);
                 let (t, f) = (
-                    self.placement.branch_scope(i.addr(), 0),
-                    self.placement.branch_scope(i.addr(), 1),
+                    self.placement.branch_scope(e.id(), 0),
+                    self.placement.branch_scope(e.id(), 1),
                 );
                 let then_branch = self.scope(t, &i.then_branch);
                 let else_branch = self.scope(f, &i.else_branch);
@@ -228,7 +228,7 @@ impl Anf {
                 .into()
             }
             Expr::Function(f) => {
-                let s = self.placement.branch_scope(f.addr(), 0);
+                let s = self.placement.branch_scope(e.id(), 0);
                 let body = self.scope(s, &f.body);
                 Function {
                     body,
@@ -252,7 +252,7 @@ pub fn to_anf(e: &Expr) -> Expr {
     let mut anf = Anf {
         placement,
         open: Vec::new(),
-        bound: HashMap::default(),
+        bound: IdMap::default(),
         keep: Vec::new(),
         fresh: 0,
     };

@@ -2,10 +2,9 @@
 //! uses, as one shared node (graph bindings, when printed). A let that binds a
 //! recursive function stays.
 
-use rustc_hash::FxHashMap as HashMap;
 use std::ops::ControlFlow;
 
-use ir_core::{MemoMap, Node, Transformed, VisitedSet};
+use ir_core::{IdMap, MemoMap, Node, Transformed, VisitedSet};
 
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
 use crate::relay::ty::{TypeMutator, TypeVisitor};
@@ -43,7 +42,7 @@ fn uses(e: &Expr, v: &Node<Var>) -> bool {
 
 #[derive(Default)]
 struct Gnf {
-    values: HashMap<usize, Expr>,
+    values: IdMap<Node<Var>, Expr>,
     memo: MemoMap<Expr>,
 }
 
@@ -54,7 +53,7 @@ impl ExprMutator for Gnf {
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
-        self.values.get(&v.addr()).cloned().into()
+        self.values.get(&v.id()).cloned().into()
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
@@ -62,7 +61,7 @@ impl ExprMutator for Gnf {
             return l.rebuild(self).into();
         }
         let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
-        self.values.insert(l.var.addr(), value);
+        self.values.insert(l.var.id(), value);
         Transformed::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body))
     }
 }
