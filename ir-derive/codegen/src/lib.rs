@@ -43,7 +43,13 @@ pub fn expand(input: &syn::DeriveInput, which: Derive) -> TokenStream {
             let (model, errors) = check::check(parsed);
             (Some(model), errors)
         }
-        Err(error) => (None, vec![error]),
+        // A family whose attributes could not all be read still gets its
+        // traits, from what could be read (its checks' errors would be about
+        // attributes left out, so only the parse error is reported).
+        Err(error) => (
+            parse::parse_leniently(input).map(|parsed| check::check(parsed).0),
+            vec![error],
+        ),
     };
     let errors_empty = errors.is_empty();
     let mut out = if errors_empty {

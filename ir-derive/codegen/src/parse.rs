@@ -109,6 +109,35 @@ pub struct Variant {
     pub mutate_def: Option<syn::Path>,
 }
 
+/// After [`parse`] failed on a family enum: the same input with the
+/// attributes that could not be read left out (a variant's, or at worst the
+/// family's own), parsed again, so that the family still gets its traits and
+/// the passes using it report nothing more. `None` for structs, or when even
+/// that does not parse. The errors to report are [`parse`]'s.
+pub fn parse_leniently(input: &syn::DeriveInput) -> Option<Input> {
+    let syn::Data::Enum(data) = &input.data else {
+        return None;
+    };
+    let is_ir = |a: &syn::Attribute| a.path().is_ident("ir");
+    let mut cleaned = input.clone();
+    let syn::Data::Enum(cleaned_data) = &mut cleaned.data else {
+        return None;
+    };
+    for (variant, original) in cleaned_data.variants.iter_mut().zip(&data.variants) {
+        if Variant::from_variant(original).is_err() {
+            variant.attrs.retain(|a| !is_ir(a));
+            for field in variant.fields.iter_mut() {
+                field.attrs.retain(|a| !is_ir(a));
+            }
+        }
+    }
+    if let Ok(parsed) = Input::from_derive_input(&cleaned) {
+        return Some(parsed);
+    }
+    cleaned.attrs.retain(|a| !is_ir(a));
+    Input::from_derive_input(&cleaned).ok()
+}
+
 /// Parses the input; unions are rejected here with a spanned error.
 pub fn parse(input: &syn::DeriveInput) -> darling::Result<Input> {
     if let syn::Data::Union(u) = &input.data {
