@@ -4,6 +4,7 @@
 
 use std::ops::ControlFlow;
 
+use irkit::driver::SpineMutate;
 use irkit::prelude::*;
 
 #[path = "support/counting_alloc.rs"]
@@ -507,4 +508,70 @@ fn in_place_mode_runs_an_overridden_let_hook_on_every_let() {
     let mut pass = CountLets::default();
     assert!(!e.mutate_in_place(&mut pass));
     assert_eq!(pass.0, 1_000);
+}
+
+/// Removes the lets whose variable is named in `dead` with `mutate_chain`,
+/// counting the links it decides.
+#[derive(Default)]
+struct DropLets {
+    dead: std::collections::HashSet<String>,
+    decided: usize,
+    stack: StackSpread,
+}
+impl ExprMutator for DropLets {
+    fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
+        irkit::driver::mutate_chain(l, self, |pass, l| {
+            pass.decided += 1;
+            pass.stack.record();
+            (!pass.dead.contains(&l.var.name)).then(|| l.rebuild_head(pass))
+        })
+    }
+}
+
+/// The same pass with an entry hook of its own, counting what it sees.
+#[derive(Default)]
+struct DropLetsCountingEntries(DropLets, usize);
+impl ExprMutator for DropLetsCountingEntries {
+    fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
+        self.1 += 1;
+        e.rebuild(self)
+    }
+    fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
+        irkit::driver::mutate_chain(l, self, |pass, l| {
+            pass.0.decided += 1;
+            (!pass.0.dead.contains(&l.var.name)).then(|| l.rebuild_head(pass))
+        })
+    }
+}
+
+#[test]
+fn a_per_binding_pass_runs_an_overridden_entry_hook_on_every_link() {
+    let (e, _) = chain(1_000);
+    let mut pass = DropLetsCountingEntries::default();
+    pass.0.dead.insert("v3".to_owned());
+    let out = pass.mutate_expr(&e).unwrap_or_clone(&e);
+    assert_eq!(pass.0.decided, 1_000);
+    // Every let, every kept let's value (an add and its two operands) and
+    // the final variable, as plain recursion would show them.
+    assert_eq!(pass.1, 1_000 + 999 * 3 + 1);
+    assert_eq!(lets(&out).len(), 999);
+}
+
+#[test]
+fn a_per_binding_pass_with_the_default_entry_hook_loops_on_a_small_stack() {
+    let (e, _) = chain(200_000);
+    let (kept, decided, spread) = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            let mut pass = DropLets::default();
+            pass.dead.extend(["v0".to_owned(), "v1".to_owned()]);
+            let out = pass.mutate_expr(&e).unwrap_or_clone(&e);
+            let kept = lets(&out).len();
+            (kept, pass.decided, pass.stack.spread())
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!((kept, decided), (199_998, 200_000));
+    assert!(spread < 64 * 1024, "decided in one loop: spread {spread}");
 }

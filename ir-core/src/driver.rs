@@ -540,12 +540,17 @@ impl<K> Node<K> {
 /// the link (its place is taken by its rewritten tail, as when a dead let is
 /// replaced by its body) or `Some(t)` to keep it, with new contents when
 /// `t` is [`Transformed::Replace`] (their tail is replaced by the rewritten
-/// tail; `node.rebuild_head(pass)` is the default). Tails held by one handle
-/// only are followed directly: a memoizing entry hook records nothing for a
-/// node met once, so none is skipped that would matter. The last tail goes
-/// through the pass's entry hook as usual. Links are rebuilt from the bottom
-/// up: unchanged ones stay shared, and nothing is allocated when nothing
-/// changed.
+/// tail; `node.rebuild_head(pass)` is the default). Every tail goes through
+/// the pass's entry hook, as a child would; a link that reaches the kind's
+/// hook and `mutate_chain` with only the default entry hook on the way (or a
+/// memo helper meeting it for the first time) is handed back and decided in
+/// this loop instead of in a nested call, so a chain of any length takes one
+/// frame. An overridden entry hook runs for every link, and the links below
+/// it are then rewritten by the nested call. So call `mutate_chain` as the
+/// kind hook's last step, returning its result as it is: a handed-back call
+/// returns a placeholder that only the loop reads. Links are rebuilt from
+/// the bottom up: unchanged ones stay shared, and nothing is allocated when
+/// nothing changed.
 ///
 /// ```
 /// use ir_core::prelude::*;
@@ -589,16 +594,29 @@ where
     K: Spine + Clone,
     K::Family: Mutate<M> + Clone,
 {
+    // A link reached from an enclosing `mutate_chain`'s loop through the
+    // pass's default entry hook: that loop does the work.
+    if hand_back(mutator, first.addr()) {
+        return Transformed::Keep;
+    }
     let mut links: Vec<Link<'_, K>> = Vec::new();
     let mut cur = first;
     let last = loop {
         let link = decide(mutator, cur);
         links.push((cur, link));
         let tail = cur.tail();
-        match K::downcast(tail) {
-            Some(next) if next.strong_count() == 1 => cur = next,
-            _ => break tail.mutate(mutator),
+        let Some(next) = K::downcast(tail) else {
+            break tail.mutate(mutator);
+        };
+        // The tail goes through the pass's entry hook as any child would; it
+        // comes back here (to be decided in this loop) only when nothing but
+        // generated code ran on the way to the kind's hook.
+        let armed = arm(mutator, next.addr(), true);
+        let r = tail.mutate(mutator);
+        if !armed.disarm() {
+            break r;
         }
+        cur = next;
     };
     rebuild_links(links, last)
 }
