@@ -220,6 +220,39 @@ fn the_default_pipeline_runs_over_raf_nodes() {
     assert!(!print_expr(&body).contains("%dead"));
 }
 
+/// Every upstream mutator keeps RAF's nodes: the A-normal and graph normal
+/// form conversions too, each alone and one after the other.
+#[test]
+fn normal_form_conversions_keep_raf_nodes() {
+    let m = program(PROGRAM);
+    for pipeline in [
+        "to-anf",
+        "to-gnf",
+        "to-gnf,to-anf",
+        "to-anf,to-gnf,infer-type,dce",
+    ] {
+        let passes = registry().pipeline(pipeline).unwrap();
+        let out = PassContext::default()
+            .run(&passes, &m)
+            .unwrap_or_else(|e| panic!("{pipeline}: {e}"));
+        let body = main_body(&out);
+        let (var, runtime) = raf_nodes(&body);
+        let var = var.unwrap_or_else(|| panic!("{pipeline}: the ExtendedVar is gone"));
+        assert_eq!(var.name, "e", "{pipeline}");
+        let share = var.may_share.as_ref().expect("may_share survives");
+        assert!(
+            print_expr(share).contains("%a") || print_expr(share).contains("add(%x, 1f)"),
+            "{pipeline}: may_share names the value of %a, not {}",
+            print_expr(share)
+        );
+        assert_eq!(runtime.len(), 1, "{pipeline}");
+        assert!(
+            print_expr(&body).contains("runtime<Gpu(0)>[10, 20]"),
+            "{pipeline}"
+        );
+    }
+}
+
 #[test]
 fn a_raf_pass_sees_relay_and_raf_kinds() {
     let m = program(PROGRAM);
