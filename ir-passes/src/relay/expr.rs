@@ -155,7 +155,7 @@ pub struct If {
 /// The family is open: other crates add kinds to it (`Ext`), which implement
 /// [`RelayExtension`](super::RelayExtension) for Relay's passes.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(uses(Type), extensible(interface = RelayExtension), rewriter)]
+#[ir(uses(Type), extensible(interface = RelayExtension), rewriter, in_place)]
 pub enum Expr {
     /// A constant.
     Constant(Node<Constant>),
