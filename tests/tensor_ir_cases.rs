@@ -28,7 +28,7 @@ fn run_folder(input: &str) -> Result<String, String> {
 fn onednn_constant_folding() {
     let text = include_str!("tensor_ir/const_fold.cases");
     let cases = cases::parse_cases(text);
-    assert!(cases.len() >= 139, "{} cases", cases.len());
+    assert!(cases.len() >= 141, "{} cases", cases.len());
     cases::check_cases(
         "const_fold.cases",
         &cases,
