@@ -4,7 +4,9 @@
 
 use ir_core::Mutate;
 use ir_core::structural::structural_eq_map_free_vars;
-use ir_passes::tensor_ir::passes::{Simplify, Substitute, Unroll, UnrollConfig};
+use ir_passes::tensor_ir::passes::{
+    MarkUnroll, Simplify, Substitute, UNROLL_ATTR, Unroll, UnrollConfig,
+};
 use ir_passes::tensor_ir::*;
 
 const DEPTH: usize = 1_000_000;
@@ -44,7 +46,15 @@ fn through_everything(s: Stmt) {
     assert!(ConstantFolder::new().fold_stmt(&s).same_as(&s));
     assert!(Simplify::default().run(&s).same_as(&s));
     assert!(Unroll::new(UnrollConfig::default()).run(&s).same_as(&s));
-    assert!(Substitute::new().apply_stmt(&s).same_as(&s));
+    assert!(MarkUnroll { max_extent: 1 }.run(&s).same_as(&s));
+    // A map that holds a variable the program does not use: every level is
+    // walked, nothing changes.
+    let unused = var_of("unused", DType::S32);
+    assert!(
+        Substitute::var(&unused, constant(0))
+            .apply_stmt(&s)
+            .same_as(&s)
+    );
     let text = s.to_string();
     let back = parse_stmt(&text).unwrap();
     assert!(structural_eq_map_free_vars(&s, &back));
@@ -57,7 +67,29 @@ fn through_everything(s: Stmt) {
 
 #[test]
 fn a_million_nested_loops() {
-    through_everything(nested_loops(DEPTH));
+    let s = nested_loops(DEPTH);
+    // Every level runs twice: marking rebuilds every loop with its
+    // attribute, and folding the marked nest keeps every one of them.
+    let marked = MarkUnroll { max_extent: 2 }.run(&s);
+    assert!(!marked.same_as(&s));
+    let folded = ConstantFolder::new().fold_stmt(&marked);
+    assert!(folded.same_as(&marked));
+    let mut loops = 0;
+    let mut cur = &folded;
+    loop {
+        match cur {
+            Stmt::Stmts(block) => cur = block.seq.last().unwrap(),
+            Stmt::ForLoop(l) => {
+                assert_eq!(l.attrs.get(UNROLL_ATTR), Some(&AttrValue::Bool(true)));
+                loops += 1;
+                cur = &l.body;
+            }
+            _ => break,
+        }
+    }
+    assert_eq!(loops, DEPTH);
+    drop((marked, folded));
+    through_everything(s);
 }
 
 #[test]
@@ -67,7 +99,8 @@ fn a_million_nested_if_else() {
 
 #[test]
 fn a_million_long_expression_chain() {
-    let x = Expr::from(var_of("x", DType::S32));
+    let x_var = var_of("x", DType::S32);
+    let x = Expr::from(x_var.clone());
     // Built in canonical order (a variable sorts before a compound operand),
     // so that the folder has nothing to do at any level.
     let mut e = x.clone();
@@ -76,6 +109,12 @@ fn a_million_long_expression_chain() {
     }
     let s = evaluate(e);
     through_everything(s.clone());
+    // Renaming x to y rebuilds every level; renaming back gives the program.
+    let y = var_of("y", DType::S32);
+    let renamed = Substitute::var(&x_var, y.clone().into()).apply_stmt(&s);
+    assert!(!renamed.same_as(&s));
+    let back = Substitute::var(&y, x.clone()).apply_stmt(&renamed);
+    assert!(structural_eq_map_free_vars(&s, &back));
     // Folding a chain of constants collapses it.
     let mut c = constant(0);
     for _ in 0..DEPTH {
