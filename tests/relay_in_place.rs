@@ -44,7 +44,8 @@ fn calls(e: &Expr) -> Vec<usize> {
 
 #[test]
 fn a_change_deep_in_a_unique_program_allocates_only_the_new_leaf() {
-    let mut e = parse_expr("free_var %x;\nadd(add(%x, 1f), multiply(%x, subtract(%x, 2f)))").unwrap();
+    let mut e =
+        parse_expr("free_var %x;\nadd(add(%x, 1f), multiply(%x, subtract(%x, 2f)))").unwrap();
     let before = calls(&e);
     let mut pass = DoubleTwos::new();
     let (changed, allocations) = allocations_during(|| e.mutate_in_place(&mut pass));
@@ -65,8 +66,14 @@ fn a_shared_node_on_the_path_is_copied_and_its_other_owner_sees_no_change() {
     let kept = e.clone();
     let root = e.addr();
     assert!(e.mutate_in_place(&mut DoubleTwos::new()));
-    assert_eq!(print_expr(&e), "free_var %x;\nmultiply(%x, subtract(%x, 4f))\n");
-    assert_eq!(print_expr(&kept), "free_var %x;\nmultiply(%x, subtract(%x, 2f))\n");
+    assert_eq!(
+        print_expr(&e),
+        "free_var %x;\nmultiply(%x, subtract(%x, 4f))\n"
+    );
+    assert_eq!(
+        print_expr(&kept),
+        "free_var %x;\nmultiply(%x, subtract(%x, 2f))\n"
+    );
     assert_ne!(e.addr(), root, "the shared root is copied");
     assert_eq!(kept.addr(), root);
 }
@@ -75,7 +82,9 @@ fn a_shared_node_on_the_path_is_copied_and_its_other_owner_sees_no_change() {
 fn in_place_and_copy_on_write_give_the_same_program() {
     let text = "free_var %x;\nfree_var %c;\nlet %a = add(%x, 2f);\nlet %b = (%a, 2f, if (%c) { 2f } else { %a });\n%b.1";
     let original = parse_expr(text).unwrap();
-    let copied = DoubleTwos::new().mutate_expr(&original).unwrap_or_clone(&original);
+    let copied = DoubleTwos::new()
+        .mutate_expr(&original)
+        .unwrap_or_clone(&original);
     let mut in_place = parse_expr(text).unwrap();
     assert!(in_place.mutate_in_place(&mut DoubleTwos::new()));
     assert_eq!(print_expr(&in_place), print_expr(&copied));
