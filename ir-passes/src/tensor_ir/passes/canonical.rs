@@ -250,20 +250,36 @@ fn reorder(e: &Expr, op: ChainOp, changed: bool, ops: &mut [Operand]) -> (Transf
     if let Some(first) = ops.iter().position(|o| !o.removed && !o.negative) {
         ops[..=first].rotate_right(1);
     }
-    let live: Vec<&Operand> = ops.iter().filter(|o| !o.removed).collect();
-    let zero = live[0].negative;
-    let (mut acc, mut meta) = if zero {
-        let (c, m) = constant_result(0, dtype);
-        (c.unwrap_or_clone(e), m)
+    let first = ops
+        .iter()
+        .position(|o| !o.removed)
+        .expect("an operand is left");
+    let zero = ops[first].negative;
+    // `None`: the constant 0, built only if the chain is.
+    let (start, mut meta) = if zero {
+        (None, constant_hash_meta(0, dtype))
     } else {
-        (live[0].value.clone(), live[0].meta)
+        (Some(&ops[first].value), ops[first].meta)
     };
-    for o in &live[usize::from(!zero)..] {
-        if o.value.as_value().is_some_and(Value::is_zero) {
-            continue;
-        }
+    let terms = || {
+        ops[first + usize::from(!zero)..]
+            .iter()
+            .filter(|o| !o.removed && !o.value.as_value().is_some_and(Value::is_zero))
+    };
+    for o in terms() {
         let node_type = if o.negative { 5 } else { 4 };
         meta = Meta::binary(node_type, meta, o.meta);
+    }
+    // The sum as it stands may already be this one (its check above is
+    // stricter than this order): then nothing is built.
+    if !changed && is_sum_of(e, start, dtype, terms()) {
+        return (Transformed::Keep, meta);
+    }
+    let mut acc = match start {
+        Some(first) => first.clone(),
+        None => constant_of(Value::Int(0), dtype),
+    };
+    for o in terms() {
         acc = if o.negative {
             acc - o.value.clone()
         } else {
@@ -275,6 +291,45 @@ fn reorder(e: &Expr, op: ChainOp, changed: bool, ops: &mut [Operand]) -> (Transf
     } else {
         (Transformed::Replace(acc), meta)
     }
+}
+
+/// Whether the chain `e` is `start`, then `terms` added or subtracted in
+/// order, nested to the left: what [`reorder`] would build, without building it.
+fn is_sum_of<'a>(
+    e: &Expr,
+    start: Option<&Expr>,
+    dtype: DType,
+    terms: impl DoubleEndedIterator<Item = &'a Operand>,
+) -> bool {
+    let mut a = e;
+    for o in terms.rev() {
+        let Some(b) = a.as_binary() else {
+            return false;
+        };
+        let op_matches = if o.negative {
+            matches!(a, Expr::Sub(_))
+        } else {
+            matches!(a, Expr::Add(_))
+        };
+        if !op_matches || !same_operand(b.r(), &o.value) {
+            return false;
+        }
+        a = b.l();
+    }
+    match start {
+        Some(start) => same_operand(a, start),
+        None => a
+            .as_constant()
+            .is_some_and(|c| c.value == Value::Int(0) && c.dtype == dtype),
+    }
+}
+
+/// The same node, or equal constants.
+fn same_operand(a: &Expr, b: &Expr) -> bool {
+    a.same_as(b)
+        || a.as_constant()
+            .zip(b.as_constant())
+            .is_some_and(|(x, y)| x.value == y.value && x.dtype == y.dtype)
 }
 
 /// The operands of `op` re-nested to the left, in their order.
@@ -314,15 +369,19 @@ fn chain_meta(op: ChainOp, ops: &[Operand]) -> Meta {
 }
 
 fn constant_result(value: i64, dtype: DType) -> (Transformed<Expr>, Meta) {
-    let meta = Meta {
+    (
+        Transformed::Replace(constant_of(Value::Int(value), dtype)),
+        constant_hash_meta(value, dtype),
+    )
+}
+
+/// The meta of the integer constant `value`.
+fn constant_hash_meta(value: i64, dtype: DType) -> Meta {
+    Meta {
         hash: constant_hash(Value::Int(value), dtype),
         loop_depth: 0,
         pure: true,
-    };
-    (
-        Transformed::Replace(constant_of(Value::Int(value), dtype)),
-        meta,
-    )
+    }
 }
 
 /// A sorted, left-nested `+` chain that summing and cancelling would leave
@@ -404,6 +463,15 @@ fn sum_constants(ops: &mut [Operand], dtype: DType) -> &mut [Operand] {
             .fold(0i64, |acc, o| dtype.wrap(acc.wrapping_add(signed(o))));
         (dtype.wrap(sum.wrapping_abs()), sum < 0)
     };
+    // The sum may be one of the constants already there (the others summing
+    // to 0, as the 0 a chain of subtracted operands starts from): keep its node.
+    if let Some(k) = ops[first..]
+        .iter()
+        .position(|o| o.negative == negative && value(o) == magnitude)
+    {
+        ops.swap(first, first + k);
+        return &mut ops[..=first];
+    }
     let (c, meta) = constant_result(magnitude, dtype);
     ops[first] = Operand {
         value: c.unwrap_or_else(|| unreachable!("a constant result is new")),
@@ -443,12 +511,6 @@ fn cancel_pairs(ops: &mut [Operand]) {
 /// the left spine and the same operand nodes (equal constants count as the
 /// same). Shallow, so a chain nested in a chain costs its length only.
 fn same_chain(e: &Expr, out: &Expr) -> bool {
-    let same_operand = |a: &Expr, b: &Expr| {
-        a.same_as(b)
-            || a.as_constant()
-                .zip(b.as_constant())
-                .is_some_and(|(x, y)| x.value == y.value && x.dtype == y.dtype)
-    };
     let (mut a, mut b) = (e, out);
     loop {
         if a.same_as(b) {
