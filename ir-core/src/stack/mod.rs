@@ -1,7 +1,8 @@
 //! Stack safety for recursive traversals.
 //!
-//! Every generated dispatch is guarded ([`reenter`], or [`guarded`] for a closure). While enough stack is left
-//! that costs one thread-local load and a compare; when the stack runs low,
+//! Every generated dispatch is guarded ([`reenter`] for a family's, and
+//! [`guarded`] for a typed node's). While enough stack is left that costs
+//! one thread-local load and a compare; when the stack runs low,
 //! the traversal continues on another stack segment, so recursion depth is
 //! bounded by memory, not by the thread's stack. A few segments are pooled
 //! per thread, so repeated deep traversals do not pay for mapping and
@@ -60,9 +61,10 @@ pub fn guarded<R>(f: impl FnOnce() -> R) -> R {
 /// Unlike [`guarded`], the caller's body is not a closure reached from two
 /// places (the fast path and the slow one): it stays in the caller, compiled
 /// once and free to be inlined there, and the cold path holds only the call
-/// back. Every generated dispatch is guarded this way: with [`guarded`], a
-/// pass's whole dispatch was either compiled a second time for the slow path
-/// or left out of line in a closure (20% slower on a let chain's visit).
+/// back. A family's generated dispatch (walk, rebuild, equality, hash) is
+/// guarded this way: with [`guarded`], a pass's whole dispatch was either
+/// compiled a second time for the slow path or left out of line in a
+/// closure (20% slower on a let chain's visit).
 ///
 /// ```
 /// fn depth(n: u64) -> u64 {
