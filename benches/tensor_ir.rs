@@ -10,31 +10,11 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ir_core::{Mutate, Node, Transformed};
 use ir_passes::tensor_ir::*;
-use support::{counting_allocations, header, mean_ns, note, quick, row, verdict};
+#[path = "../tests/support/tensor_ir_trees.rs"]
+mod tensor_ir_trees;
+use tensor_ir_trees::arith_tree;
 
-/// A balanced tree of the seven arithmetic kinds over `leaves` leaves:
-/// constants, and one variable every fourth leaf.
-fn tree(leaves: usize, x: &Expr, next: &mut u64) -> Expr {
-    if leaves == 1 {
-        *next += 1;
-        return if next.is_multiple_of(4) {
-            x.clone()
-        } else {
-            constant((*next % 50) as i64 + 1)
-        };
-    }
-    let l = tree(leaves / 2, x, next);
-    let r = tree(leaves - leaves / 2, x, next);
-    match *next % 7 {
-        0 => l + r,
-        1 => l - r,
-        2 => l * r,
-        3 => l / r,
-        4 => l % r,
-        5 => min(l, r),
-        _ => max(l, r),
-    }
-}
+use support::{counting_allocations, header, mean_ns, note, quick, row, verdict};
 
 /// A tree of `leaves` constant leaves under additions (every leaf changes
 /// under [`Bump`]).
@@ -152,7 +132,7 @@ impl StmtVisitor for SpecificCount {}
 
 fn category_dispatch(c: &mut Criterion) {
     let leaves = if quick() { 1 << 14 } else { 1 << 17 };
-    let e = tree(leaves, &var("x"), &mut 0);
+    let e = arith_tree(leaves, &var("x"), &mut 0);
     let mut by_category = CategoryCount::default();
     by_category.visit_expr(&e);
     let mut by_kind = SpecificCount::default();
@@ -212,7 +192,7 @@ fn folder_per_node(c: &mut Criterion) {
     let mut inputs = Vec::new();
     for &n in sizes {
         let leaves = n.div_ceil(2);
-        let e = tree(leaves, &x, &mut 0);
+        let e = arith_tree(leaves, &x, &mut 0);
         // Nothing left to fold: the folder must hand back the same tree.
         let folded = ConstantFolder::new().fold(&e);
         let (again, unchanged_allocations) =

@@ -8,36 +8,15 @@
 mod counting_alloc;
 use counting_alloc::allocations_during;
 use ir_passes::tensor_ir::*;
-
-/// A balanced tree of the seven arithmetic kinds over `leaves` leaves:
-/// small constants, and the variable `x` every fourth leaf.
-fn tree(leaves: usize, x: &Expr, next: &mut u64) -> Expr {
-    if leaves == 1 {
-        *next += 1;
-        return if next.is_multiple_of(4) {
-            x.clone()
-        } else {
-            constant((*next % 50) as i64 + 1)
-        };
-    }
-    let l = tree(leaves / 2, x, next);
-    let r = tree(leaves - leaves / 2, x, next);
-    match *next % 7 {
-        0 => l + r,
-        1 => l - r,
-        2 => l * r,
-        3 => l / r,
-        4 => l % r,
-        5 => min(l, r),
-        _ => max(l, r),
-    }
-}
+#[path = "support/tensor_ir_trees.rs"]
+mod tensor_ir_trees;
+use tensor_ir_trees::arith_tree;
 
 #[test]
 fn folding_folded_input_builds_no_node_at_any_size() {
     let x = var("x");
     for leaves in [500, 5_000, 50_000, 500_000] {
-        let folded = ConstantFolder::new().fold(&tree(leaves, &x, &mut 0));
+        let folded = ConstantFolder::new().fold(&arith_tree(leaves, &x, &mut 0));
         let mut folder = ConstantFolder::new();
         let (again, allocations) = allocations_during(|| folder.fold(&folded));
         assert!(again.same_as(&folded), "{leaves} leaves: the very tree");
