@@ -7,10 +7,14 @@
 //!   gain a hook for such nodes (`visit_ext`, `mutate_ext`), and
 //!   `From<Node<K>>` converts any downstream kind into the family.
 //! * Downstream, kinds are plain structs with the usual derives, gathered in
-//!   an extension family: `#[ir(extends(Expr))] enum RafExpr { ExtendedVar(Node<ExtendedVar>), .. }`.
+//!   an extension family: `#[ir(extends(Expr))] enum RafExpr { RtConstant(Node<RtConstant>), .. }`.
 //!   Its derives give each kind its runtime description ([`ExtVtable`]) and
 //!   generate `RafExprVisitor`/`RafExprMutator`, with one hook per downstream
 //!   kind, as easy to write as an upstream hook.
+//!
+//! An upstream kind can also leave an open slot for downstream data, a field
+//! of the family type: Relay's `Var::ext` holds RAF's `MayShare`, so that
+//! RAF's extended variables are Relay variables, bound by `let`s.
 //!
 //! Upstream passes run over IR holding downstream nodes: with no hook for
 //! them, the default recursion visits their children, and a mutator rebuilds
@@ -24,7 +28,7 @@
 //!     fn visit_ext(&mut self, node: &Ext<Expr>) { self.visit_raf_expr(node) }
 //! }
 //! impl RafExprVisitor for MyPass {
-//!     fn visit_extended_var(&mut self, v: &Node<ExtendedVar>) { ... }
+//!     fn visit_rt_constant(&mut self, c: &Node<RtConstant>) { ... }
 //! }
 //! ```
 //!
@@ -318,7 +322,7 @@ impl<F: Extensible> Ext<F> {
         }
     }
 
-    /// The kind's name, e.g. `"ExtendedVar"`.
+    /// The kind's name, e.g. `"RtConstant"`.
     pub fn kind_name(&self) -> &'static str {
         self.vtable.name
     }

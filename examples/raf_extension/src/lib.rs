@@ -1,36 +1,52 @@
 //! RAF's extensions of Relay, as a downstream crate: new node kinds added to
 //! the Relay dialect's open `Expr` family without forking it.
 //!
-//! * [`ExtendedVar`]: a variable that may share memory with another value
-//!   (RAF's `ExtendedVar` with `may_share`). RAF lost `may_share` whenever an
-//!   upstream mutator rebuilt a variable; here the field is a child, so every
-//!   upstream mutator rebuilds the node copy-on-write and carries it over
-//!   (rewritten consistently when the value it names is rewritten).
+//! * RAF's `ExtendedVar`: a Relay variable that may share memory with another
+//!   value. RAF subclasses `VarNode` to add `may_share`, and lost it whenever
+//!   an upstream pass rebuilt the variable. Here an extended variable *is* a
+//!   Relay [`Var`], so it binds in `let`s and function parameters like any
+//!   variable; its [`Var::ext`] slot holds a [`MayShare`], a kind this crate
+//!   adds to `Expr`. The slot is a child of the variable: every upstream
+//!   mutator that keeps the variable keeps it, and one that rewrites the
+//!   value it names rewrites it consistently. [`make_var`] (RAF's `MakeVar`)
+//!   builds one; [`may_share`] reads it.
 //! * [`RtConstant`]: a constant holding a runtime value (RAF's `ConstantNode`
 //!   with a `raf::Value`): a tensor on a device, or an opaque runtime handle.
+//!   It goes wherever an expression goes.
 //!
-//! Both implement [`RelayExtension`], Relay's interface for downstream kinds,
-//! so Relay's printer, type inference and constant folding understand them.
-//! Passes of this crate ([`MaterializeConstants`], [`SharingReport`]) have one
-//! hook per new kind next to Relay's own hooks.
+//! Both kinds implement [`RelayExtension`], Relay's interface for downstream
+//! kinds, so Relay's printer, type inference and constant folding understand
+//! them. Passes of this crate ([`MaterializeConstants`], [`SharingReport`])
+//! have one hook per new kind next to Relay's own hooks.
+//!
+//! ```
+//! use ir_passes::relay::{Expr, print_expr};
+//! use raf_extension::{make_var, may_share};
+//!
+//! let x = Expr::var("x", None);
+//! let y = make_var("y", None, Some(x.clone().into()));
+//! assert!(may_share(&y).unwrap().as_var().unwrap().same_as(&x));
+//! let program = Expr::let_(y.clone(), Expr::call_op("negative", vec![x.into()]), y.into());
+//! assert_eq!(
+//!     print_expr(&program),
+//!     "free_var %x;\nlet %y{may_share=%x} = negative(%x);\n%y\n"
+//! );
+//! ```
 
 use ir_core::ext::Ext;
-use ir_core::{Mutable, Node, StructuralEq, Transformed, Visitable};
+use ir_core::{Mutable, Node, ReplaceMap, StructuralEq, Transformed, Visitable};
 use ir_passes::relay::{
     Constant, Dim, Expr, ExprMutator, ExprVisitor, ExtPrinter, RelayExtension, Span, Tensor, Type,
     TypeMutator, TypeVisitor, Var,
 };
 
-/// A variable that may reuse the memory of another value (RAF's `ExtendedVar`).
+/// What RAF's `ExtendedVar` adds to a Relay variable: the value whose memory
+/// the variable may reuse. Held in the variable's [`Var::ext`] slot and
+/// printed there, `%b{may_share=%a}`.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-pub struct ExtendedVar {
-    /// Name hint, without `%`.
-    #[ir(skip)]
-    pub name: String,
-    /// The variable's type, if annotated.
-    pub annotation: Option<Type>,
-    /// The value whose memory this variable may reuse.
-    pub may_share: Option<Expr>,
+pub struct MayShare {
+    /// The value (in RAF, a variable) whose memory may be reused.
+    pub value: Expr,
 }
 
 /// Where a runtime tensor lives.
@@ -73,24 +89,16 @@ pub struct RtConstant {
 #[derive(Visitable, Mutable)]
 #[ir(extends(Expr))]
 pub enum RafExpr {
-    /// See [`ExtendedVar`].
-    ExtendedVar(Node<ExtendedVar>),
+    /// See [`MayShare`].
+    MayShare(Node<MayShare>),
     /// See [`RtConstant`].
     RtConstant(Node<RtConstant>),
 }
 
-impl RelayExtension for ExtendedVar {
+impl RelayExtension for MayShare {
     fn print(&self, out: &mut ExtPrinter<'_>) {
-        out.write(&format!("%{}", self.name));
-        if let Some(share) = &self.may_share {
-            out.write("{may_share=");
-            out.expr(share);
-            out.write("}");
-        }
-    }
-
-    fn ty(&self) -> Option<Type> {
-        self.annotation.clone()
+        out.write("may_share=");
+        out.expr(&self.value);
     }
 }
 
@@ -125,14 +133,22 @@ impl RelayExtension for RtConstant {
     }
 }
 
-/// A new [`ExtendedVar`].
-pub fn extended_var(name: &str, annotation: Option<Type>, may_share: Option<Expr>) -> Expr {
-    ExtendedVar {
-        name: name.to_owned(),
-        annotation,
-        may_share,
+/// RAF's `MakeVar`: a new variable, extended with the value whose memory
+/// it may reuse (a plain Relay variable when `may_share` is `None`).
+pub fn make_var(name: &str, annotation: Option<Type>, may_share: Option<Expr>) -> Node<Var> {
+    Node::new(Var {
+        ext: may_share.map(|value| MayShare { value }.into()),
+        ..(*Expr::var(name, annotation)).clone()
+    })
+}
+
+/// The value whose memory `v` may reuse: the value of its [`MayShare`], if
+/// it has one (a handle to it).
+pub fn may_share(v: &Var) -> Option<Expr> {
+    match v.ext.as_ref()? {
+        Expr::Ext(x) => x.downcast::<MayShare>().map(|m| m.value.clone()),
+        _ => None,
     }
-    .into()
 }
 
 /// A new [`RtConstant`] holding a tensor on `device`.
@@ -180,16 +196,53 @@ impl RafExprMutator for MaterializeConstants {
     }
 }
 
+/// Drops sharing that no longer names a variable: after `fold-constant` has
+/// substituted a constant for the variable an extended variable may share,
+/// `%e{may_share=3f}` becomes `%e`. The variable is rebuilt at its
+/// definition, and every use follows it through a [`ReplaceMap`], so the
+/// program stays bound.
+#[derive(Default)]
+pub struct DropStaleSharing {
+    rebuilt: ReplaceMap<Var>,
+}
+
+impl DropStaleSharing {
+    /// `e` without stale sharing.
+    pub fn run(e: &Expr) -> Expr {
+        DropStaleSharing::default()
+            .mutate_expr(e)
+            .unwrap_or_clone(e)
+    }
+}
+
+impl TypeMutator for DropStaleSharing {}
+impl ExprMutator for DropStaleSharing {
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        let change = match may_share(v) {
+            Some(shared) if !shared.is_var() => Transformed::Replace(Node::new(Var {
+                ext: None,
+                ..(**v).clone()
+            })),
+            _ => v.rebuild(self).into_transformed(),
+        };
+        self.rebuilt.record(v, change)
+    }
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
+        self.rebuilt.get(v).cloned().map(Expr::from).into()
+    }
+}
+
 /// What a program holds, by kind, old and new: Relay variables and
 /// constants, extended variables with what they may share, runtime values.
 #[derive(Debug, Default, PartialEq)]
 pub struct SharingReport {
-    /// Names of Relay variables used.
+    /// Names of variables used, in visit order.
     pub relay_vars: Vec<String>,
     /// Relay constants met.
     pub relay_constants: usize,
-    /// `(variable, what it may share)`, in visit order (the sharer printed by kind).
-    pub sharing: Vec<(String, Option<String>)>,
+    /// `(variable, what it may share)` for each extended variable defined, in
+    /// visit order (a variable shared by name, anything else by kind).
+    pub sharing: Vec<(String, String)>,
     /// Runtime values met.
     pub runtime_values: usize,
 }
@@ -197,38 +250,49 @@ pub struct SharingReport {
 impl SharingReport {
     /// The report for `e`.
     pub fn of(e: &Expr) -> SharingReport {
-        let mut report = SharingReport::default();
-        report.visit_expr(e);
-        report
+        let mut pass = Report::default();
+        pass.visit_expr(e);
+        pass.report
     }
 }
 
-impl TypeVisitor for SharingReport {}
-impl ExprVisitor for SharingReport {
+/// The pass behind [`SharingReport::of`]: Relay's hooks for variables and
+/// constants, this crate's for what it added.
+#[derive(Default)]
+struct Report {
+    report: SharingReport,
+    /// The variable whose definition is being visited.
+    defining: Option<String>,
+}
+
+impl TypeVisitor for Report {}
+impl ExprVisitor for Report {
     fn visit_var(&mut self, v: &Node<Var>) {
-        self.relay_vars.push(v.name.clone());
+        self.report.relay_vars.push(v.name.clone());
+    }
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        let outer = self.defining.replace(v.name.clone());
+        v.walk(self);
+        self.defining = outer;
     }
     fn visit_constant(&mut self, _: &Node<Constant>) {
-        self.relay_constants += 1;
+        self.report.relay_constants += 1;
     }
     fn visit_ext(&mut self, node: &Ext<Expr>) {
         self.visit_raf_expr(node)
     }
 }
-impl RafExprVisitor for SharingReport {
-    fn visit_extended_var(&mut self, v: &Node<ExtendedVar>) {
-        let shared = v.may_share.as_ref().map(|e| match e {
+impl RafExprVisitor for Report {
+    fn visit_may_share(&mut self, m: &Node<MayShare>) {
+        let shared = match &m.value {
             Expr::Var(x) => format!("%{}", x.name),
-            Expr::Ext(x) => match x.downcast::<ExtendedVar>() {
-                Some(x) => format!("%{}", x.name),
-                None => x.kind_name().to_owned(),
-            },
             other => other.kind_name().to_owned(),
-        });
-        self.sharing.push((v.name.clone(), shared));
-        v.walk(self);
+        };
+        let var = self.defining.clone().unwrap_or_default();
+        self.report.sharing.push((var, shared));
+        m.walk(self);
     }
     fn visit_rt_constant(&mut self, _: &Node<RtConstant>) {
-        self.runtime_values += 1;
+        self.report.runtime_values += 1;
     }
 }

@@ -1,5 +1,5 @@
 //! Generated code for an extension family: kinds a downstream crate adds to
-//! an open family (`#[ir(extends(Expr))] enum RafExpr { ExtendedVar(Node<ExtendedVar>) }`).
+//! an open family (`#[ir(extends(Expr))] enum RafExpr { RtConstant(Node<RtConstant>) }`).
 //!
 //! Each kind gets its runtime description (`ir_core::ext::ExtKind`) and
 //! conversions into the open family; the extension family gets visitor and

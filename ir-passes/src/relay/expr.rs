@@ -38,6 +38,18 @@ pub struct Var {
     pub name: String,
     /// The annotated type, if any.
     pub annotation: Option<Type>,
+    /// What a downstream dialect attaches to the variable: a node of a kind
+    /// it added to [`Expr`] (`Expr::Ext`), such as RAF's `may_share`. It is
+    /// a child, so passes visit it, rewrite it copy-on-write and compare it,
+    /// and every pass that carries the variable over carries it too. Printed
+    /// at definition sites after the name, `%b{...}`, through the kind's
+    /// [`RelayExtension::print`]. `None` for Relay's own variables.
+    ///
+    /// A pass that changes it at a definition builds a new variable: it then
+    /// maps the old variable to the new one at every use (an
+    /// [`ir_core::ReplaceMap`]; `infer-type`, `fold-constant` and `dce` do),
+    /// and `dce` never inlines a variable that carries one.
+    pub ext: Option<Expr>,
     /// Source position.
     #[ir(skip, eq = false)]
     pub span: Span,
@@ -203,6 +215,7 @@ impl Expr {
         Node::new(Var {
             name: name.to_owned(),
             annotation,
+            ext: None,
             span: Span::default(),
         })
     }

@@ -430,6 +430,7 @@ impl<'a> Parser<'a> {
         Ok(Node::new(Var {
             name,
             annotation,
+            ext: None,
             span,
         }))
     }

@@ -517,6 +517,11 @@ impl Printer {
     fn var_def(&mut self, v: &Node<Var>) {
         let name = self.var_name(v);
         self.write(&name);
+        if let Some(ext) = &v.ext {
+            self.write("{");
+            self.expr(ext);
+            self.write("}");
+        }
         if let Some(t) = &v.annotation {
             let mut s = String::from(": ");
             write_type(&mut s, t);

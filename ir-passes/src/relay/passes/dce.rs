@@ -10,9 +10,11 @@ use ir_core::{IdMap, IdSet, MemoMap, Node, Transformed, VisitedSet, Walk};
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
 use crate::relay::ty::{TypeMutator, TypeVisitor};
 
-/// Counts uses of variables by live code only, and notes variables used
-/// inside a function nested deeper than their binding (never inlined there:
-/// that would move the computation into every call).
+/// Counts uses of variables by live code only, and notes variables never
+/// inlined: those used inside a function nested deeper than their binding
+/// (that would move the computation into every call), and those named by
+/// what a downstream dialect attached to a variable (`Var::ext`, such as
+/// RAF's `may_share`: a computation there would mean something else).
 #[derive(Default)]
 struct LiveUses {
     uses: IdMap<Node<Var>, usize>,
@@ -20,6 +22,8 @@ struct LiveUses {
     depth: usize,
     bound_at: IdMap<Node<Var>, usize>,
     captured: IdSet<Node<Var>>,
+    /// Inside a variable's definition.
+    in_definition: bool,
 }
 
 impl TypeVisitor for LiveUses {}
@@ -33,9 +37,14 @@ impl ExprVisitor for LiveUses {
     }
     fn visit_var(&mut self, v: &Node<Var>) {
         *self.uses.entry(v.id()).or_default() += 1;
-        if self.bound_at.get(&v.id()).is_some_and(|&d| d < self.depth) {
+        if self.in_definition || self.bound_at.get(&v.id()).is_some_and(|&d| d < self.depth) {
             self.captured.insert(v.id());
         }
+    }
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        let outer = std::mem::replace(&mut self.in_definition, true);
+        v.walk(self);
+        self.in_definition = outer;
     }
     fn visit_function(&mut self, f: &Node<Function>) {
         self.depth += 1;
@@ -60,6 +69,7 @@ impl ExprVisitor for LiveUses {
         self.visit_expr(&cur.body);
         for l in chain.into_iter().rev() {
             if self.uses.get(&l.var.id()).copied().unwrap_or(0) > 0 {
+                self.visit_var_def(&l.var);
                 self.visit_expr(&l.value);
             }
         }
@@ -88,7 +98,9 @@ impl ExprMutator for Eliminate {
         mutate_chain(l, self, |pass, l| {
             let uses = pass.uses.get(&l.var.id()).copied().unwrap_or(0);
             let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
-            let inlinable = !recursive && !pass.captured.contains(&l.var.id());
+            // A binding that carries a downstream dialect's data stays.
+            let inlinable =
+                !recursive && !pass.captured.contains(&l.var.id()) && l.var.ext.is_none();
             if uses == 0 || (pass.inline_once && uses == 1 && inlinable) {
                 if uses == 1 {
                     let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
@@ -96,7 +108,15 @@ impl ExprMutator for Eliminate {
                 }
                 return None;
             }
-            Some(l.rebuild_head(pass))
+            let head = l.rebuild_head(pass);
+            if let Transformed::Replace(new) = &head
+                && !new.var.same_as(&l.var)
+            {
+                // The variable's data named an inlined variable: every use
+                // follows the rebuilt variable.
+                pass.inlined.insert(l.var.id(), new.var.clone().into());
+            }
+            Some(head)
         })
     }
 }

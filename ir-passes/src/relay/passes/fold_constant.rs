@@ -50,8 +50,9 @@ impl ExprVisitor for ConstantChecker {
 pub struct ConstantFolder {
     memo: MemoMap<Expr>,
     checker: ConstantChecker,
-    /// Let-bound variables whose value folded to a constant.
-    constants: IdMap<Node<Var>, Expr>,
+    /// What replaces a let-bound variable at every use: the constant its
+    /// value folded to, or its rebuilt definition.
+    substitute: IdMap<Node<Var>, Expr>,
 }
 
 impl ConstantFolder {
@@ -89,21 +90,32 @@ impl ExprMutator for ConstantFolder {
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
-        self.constants.get(&v.id()).cloned().into()
+        self.substitute.get(&v.id()).cloned().into()
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         mutate_chain(l, self, |pass, l| {
+            // What a downstream dialect attached to the variable (`Var::ext`)
+            // may name folded variables: a rebuilt variable replaces the old
+            // one at every use.
+            let var = match pass.mutate_var_def(&l.var) {
+                Transformed::Keep => l.var.clone(),
+                Transformed::Replace(var) => {
+                    pass.substitute.insert(l.var.id(), var.clone().into());
+                    var
+                }
+            };
             let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
             if pass.checker.check(&value) {
                 // Substituted into every use: the binding goes.
-                pass.constants.insert(l.var.id(), value);
+                pass.substitute.insert(l.var.id(), value);
                 return None;
             }
-            Some(if value.same_as(&l.value) {
+            Some(if value.same_as(&l.value) && var.same_as(&l.var) {
                 Transformed::Keep
             } else {
                 Transformed::Replace(Let {
+                    var,
                     value,
                     ..(**l).clone()
                 })

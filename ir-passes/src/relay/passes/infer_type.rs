@@ -26,17 +26,19 @@ impl ExprMutator for Fill<'_> {
         if let Some(new) = self.remap.get(&v.id()) {
             return Transformed::Replace(new.clone());
         }
-        match self.types.of_var(v) {
-            Some(t) if v.annotation.is_none() && is_complete(t) => {
-                let new = Node::new(Var {
-                    annotation: Some(t.clone()),
-                    ..(**v).clone()
-                });
-                self.remap.insert(v.id(), new.clone());
-                Transformed::Replace(new)
-            }
-            _ => Transformed::Keep,
-        }
+        // The default recursion first: what a downstream dialect attached to
+        // the variable (`Var::ext`) may name remapped variables.
+        let rebuilt = v.rebuild(self);
+        let new = match self.types.of_var(v) {
+            Some(t) if rebuilt.annotation.is_none() && is_complete(t) => Node::new(Var {
+                annotation: Some(t.clone()),
+                ..(*rebuilt).clone()
+            }),
+            _ if rebuilt.is_replace() => rebuilt.into_node(),
+            _ => return Transformed::Keep,
+        };
+        self.remap.insert(v.id(), new.clone());
+        Transformed::Replace(new)
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
