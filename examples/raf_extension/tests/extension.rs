@@ -60,10 +60,9 @@ impl ExprMutator for Plant {
 /// `text`'s `@main` with RAF's nodes planted, as a module.
 fn program(text: &str) -> RelayModule {
     let module = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
-    let main = module.get("main").unwrap();
-    let body = Plant::default()
-        .mutate_expr(&main.body)
-        .unwrap_or_clone(&main.body);
+    let main: Expr = module.get("main").unwrap().clone().into();
+    let planted = Plant::default().mutate_expr(&main).unwrap_or_clone(&main);
+    let main = planted.as_function().unwrap();
     let params = main
         .params
         .iter()
@@ -72,7 +71,6 @@ fn program(text: &str) -> RelayModule {
         .collect();
     let main = Node::new(Function {
         params,
-        body,
         ..(**main).clone()
     });
     RelayModule::from_functions([("main".to_owned(), main)])
@@ -187,6 +185,32 @@ fn last_body(e: &Expr) -> Expr {
         cur = next;
     }
     cur
+}
+
+#[test]
+fn an_extended_parameter_survives_the_default_pipeline() {
+    let m = program(
+        r#"#[version = "0.0.5"]
+def @main(%a: Tensor[(2), float32], %e: Tensor[(2), float32]) {
+  let %unused = add(%a, %a);
+  add(%e, add(1f, 2f))
+}
+"#,
+    );
+    let passes = registry()
+        .pipeline("infer-type,fold-constant,cse,dce")
+        .unwrap();
+    let out = PassContext::default()
+        .run(&passes, &m)
+        .unwrap_or_else(|e| panic!("{e}"));
+    well_formed(&out).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        print_module(&out),
+        "#[version = \"0.0.5\"]\n\
+         def @main(%a: Tensor[(2), float32], %e{may_share=%a}: Tensor[(2), float32]) -> Tensor[(2), float32] {\n  \
+         add(%e, 3f)\n\
+         }\n"
+    );
 }
 
 #[test]
