@@ -45,7 +45,9 @@ impl ExprVisitor for CountCalls {
 struct FoldAdd;
 impl ExprMutator for FoldAdd {
     fn mutate_call(&mut self, call: &Node<Call>) -> Transformed<Expr> {
-        let call = call.rebuild(self);
+        // Children first; the new contents are allocated only if the call stays.
+        let new = call.rebuild_fields(self);
+        let call = new.as_ref_or(call); // the call as rebuilt
         let consts: Option<Vec<i64>> = call
             .args
             .iter()
@@ -56,7 +58,7 @@ impl ExprMutator for FoldAdd {
                 value: values.iter().sum(),
             }
             .into(),
-            _ => call.into(),
+            _ => new.map(Expr::from), // Transformed::Keep if no child changed
         }
     }
 }

@@ -27,7 +27,9 @@ impl SimpleConstantFolder {
     where
         Arith<Op>: irkit::RebuildFields<Self>,
     {
-        let v = v.rebuild(self);
+        // The rebuilt contents, allocated only if the node stays.
+        let rebuilt = v.rebuild_fields(self);
+        let v = rebuilt.as_ref_or(v);
         if let (Some(l), Some(r)) = (v.l.as_constant(), v.r.as_constant())
             && l.dtype == DType::S32
             && r.dtype == DType::S32
@@ -36,7 +38,7 @@ impl SimpleConstantFolder {
         {
             return Transformed::Replace(constant_of(Value::Int(value), DType::S32));
         }
-        v.into_transformed().map(wrap)
+        rebuilt.map(|contents| wrap(Node::new(contents)))
     }
 }
 

@@ -41,10 +41,11 @@ mod upstream {
     pub struct Fold;
     impl ExprMutator for Fold {
         fn mutate_add(&mut self, n: &Node<Add>) -> Transformed<Expr> {
-            let n = n.rebuild(self);
+            let new = n.rebuild_fields(self);
+            let n = new.as_ref_or(n);
             match (n.lhs.as_lit(), n.rhs.as_lit()) {
                 (Some(a), Some(b)) => lit(a.value + b.value).into(),
-                _ => n.into(),
+                _ => new.map(Expr::from),
             }
         }
     }

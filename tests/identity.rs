@@ -137,17 +137,18 @@ fn a_vector_is_copied_only_from_its_first_changed_element() {
 
 #[test]
 fn a_hook_that_replaces_a_rebuilt_node_allocates_only_the_replacement() {
-    // `Rebuilt` holds new contents unallocated: folding `add(42, 1)` allocates
-    // the rewritten child and the folded constant, never a rebuilt `add`.
+    // `rebuild_fields` gives the new contents unallocated: folding `add(42, 1)`
+    // allocates the rewritten child and the folded constant, never a rebuilt `add`.
     struct FoldAfterZero;
     impl ExprMutator for FoldAfterZero {
         fn mutate_constant(&mut self, n: &Node<Constant>) -> Transformed<Expr> {
             ZeroTheAnswer.mutate_constant(n)
         }
         fn mutate_call(&mut self, n: &Node<Call>) -> Transformed<Expr> {
-            let n = n.rebuild(self);
-            assert!(n.is_replace());
-            let sum = n
+            let new = n.rebuild_fields(self);
+            assert!(new.is_replace());
+            let sum = new
+                .as_ref_or(n)
                 .args
                 .iter()
                 .filter_map(|a| a.as_constant())

@@ -121,10 +121,10 @@ fn overridden_hooks_still_run_in_place_mode() {
     impl ExprMutator for Rename {
         fn mutate_call(&mut self, n: &Node<Call>) -> Transformed<Expr> {
             self.0.push(n.op.clone());
-            let rebuilt = n.rebuild(self);
+            let rebuilt = n.rebuild_fields(self).unwrap_or_clone(n);
             Call {
                 op: rebuilt.op.to_uppercase(),
-                ..(*rebuilt).clone()
+                ..rebuilt
             }
             .into()
         }

@@ -19,13 +19,14 @@ impl ExprVisitor for CountCalls {
 struct FoldAdd;
 impl ExprMutator for FoldAdd {
     fn mutate_call(&mut self, call: &Node<Call>) -> Transformed<Expr> {
-        let call = call.rebuild(self);
+        let new = call.rebuild_fields(self);
+        let call = new.as_ref_or(call);
         match (call.op.as_str(), call.args.as_slice()) {
             ("add", [a, b]) => match (a.as_constant(), b.as_constant()) {
                 (Some(a), Some(b)) => c(a.value + b.value).into(),
-                _ => call.into(),
+                _ => new.map(Expr::from),
             },
-            _ => call.into(),
+            _ => new.map(Expr::from),
         }
     }
 }

@@ -60,10 +60,10 @@ impl ExprMutator for MemoRename {
     }
     fn mutate_call(&mut self, n: &Node<Call>) -> Transformed<Expr> {
         self.calls_rewritten += 1;
-        let n = n.rebuild(self);
+        let new = n.rebuild_fields(self);
         Call {
             op: "plus".into(),
-            ..(*n).clone()
+            ..new.unwrap_or_clone(n)
         }
         .into()
     }

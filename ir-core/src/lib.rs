@@ -12,7 +12,7 @@
 //! | default recursion of a visitor | [`Walk`] |
 //! | early exit | [`VisitResult`], [`try_visit!`] |
 //! | changed or not | [`Transformed`] |
-//! | default recursion of a mutator, copy-on-write | [`Node::rebuild`], [`Rebuilt`] |
+//! | default recursion of a mutator, copy-on-write | [`Node::rebuild`], [`RebuildFields::rebuild_fields`] |
 //! | in-place mode | [`Node::mutate_in_place`], [`Mutate::mutate_in_place`], [`Node::make_mut`] |
 //! | chains walked in a loop, hand-back to drivers | [`driver`] |
 //! | kinds added to a family by another crate | [`ext`] |
@@ -48,7 +48,7 @@ pub use ir_derive::{Mutable, StructuralEq, Visitable};
 pub use memo::{MemoMap, VisitedSet, memoized, visited};
 #[doc(hidden)]
 pub use mutate::{__mutate_default, __mutate_default_def, __mutate_entry, __or_clone};
-pub use mutate::{HandleInfo, Mutate, MutateKind, MutateTyped, Rebuild, RebuildFields, Rebuilt};
+pub use mutate::{HandleInfo, Mutate, MutateKind, MutateTyped, Rebuild, RebuildFields};
 pub use node::Node;
 pub use replace_map::ReplaceMap;
 pub use structural::StructuralEq;
@@ -70,7 +70,7 @@ pub mod prelude {
         structural_eq, structural_eq_map_free_vars, structural_hash, structural_hash_map_free_vars,
     };
     pub use crate::{
-        Family, Id, IdMap, IdSet, MemoMap, Mutable, Mutate, Node, NodeKind, Rebuild, Rebuilt,
+        Family, Id, IdMap, IdSet, MemoMap, Mutable, Mutate, Node, NodeKind, Rebuild, RebuildFields,
         ReplaceMap, StructuralEq, Transformed, VisitResult, Visitable, VisitedSet, Walk,
     };
     pub use std::ops::ControlFlow;

@@ -12,82 +12,9 @@
 //! then written into the uniquely owned nodes on the path of a change (see
 //! [`crate::driver`]).
 
-use std::ops::Deref;
 
 use crate::kind_ref::{KindNode, KindRef};
 use crate::{Family, Node, NodeKind, Transformed};
-
-/// A node after the default recursion of a mutator ([`Node::rebuild`]): a
-/// view of the node (it dereferences to the original, or to the new contents
-/// when some child changed) together with the [`Transformed`] that says which.
-/// The new contents are allocated only when it is turned into a handle or a
-/// `Transformed` of the family, so a hook that replaces the node altogether
-/// allocates nothing for it.
-pub struct Rebuilt<'a, T> {
-    original: &'a Node<T>,
-    change: Transformed<T>,
-}
-
-impl<'a, T> Rebuilt<'a, T> {
-    /// `true` when some child changed.
-    #[inline]
-    pub fn is_replace(&self) -> bool {
-        self.change.is_replace()
-    }
-
-    /// What the default recursion did: [`Transformed::Keep`], or the new contents.
-    #[inline]
-    pub fn into_change(self) -> Transformed<T> {
-        self.change
-    }
-
-    /// A handle to the result: the original handle, or a new node.
-    #[inline]
-    pub fn into_node(self) -> Node<T> {
-        match self.change {
-            Transformed::Keep => self.original.clone(),
-            Transformed::Replace(t) => Node::new(t),
-        }
-    }
-
-    /// As a rewrite of the node itself (for typed fields and definition hooks).
-    #[inline]
-    pub fn into_transformed(self) -> Transformed<Node<T>> {
-        self.change.map(Node::new)
-    }
-
-    /// The name `into_transformed` had while `Transformed` was `Rewrite`.
-    #[deprecated(since = "0.2.0", note = "renamed to `into_transformed`")]
-    #[inline]
-    pub fn into_rewrite(self) -> Transformed<Node<T>> {
-        self.into_transformed()
-    }
-
-    /// The name `is_replace` had.
-    #[deprecated(since = "0.2.0", note = "renamed to `is_replace`")]
-    #[inline]
-    pub fn is_new(&self) -> bool {
-        self.is_replace()
-    }
-}
-
-impl<T> Deref for Rebuilt<'_, T> {
-    type Target = T;
-    #[inline]
-    fn deref(&self) -> &T {
-        self.change.as_ref_or(&**self.original)
-    }
-}
-
-impl<F, K> From<Rebuilt<'_, K>> for Transformed<F>
-where
-    Node<K>: Into<F>,
-{
-    #[inline]
-    fn from(r: Rebuilt<'_, K>) -> Self {
-        r.change.map(|t| Node::new(t).into())
-    }
-}
 
 /// Default recursion of a mutator on a node struct (derived): mutate every
 /// child in field declaration order and return the new contents if any
@@ -180,16 +107,40 @@ pub trait MutateKind<M: ?Sized>: Sized {
 
 impl<T> Node<T> {
     /// The default recursion of a mutator: mutates the children and rebuilds
-    /// this node only if one changed.
+    /// this node only if one changed ([`Transformed::Keep`] otherwise).
+    /// `.into()` turns the result into the family's `Transformed`.
+    ///
+    /// A hook that looks at the rebuilt node and may then replace it
+    /// altogether asks for the new contents unallocated instead,
+    /// [`Node::rebuild_fields`].
     #[inline]
-    pub fn rebuild<M: ?Sized>(&self, mutator: &mut M) -> Rebuilt<'_, T>
+    pub fn rebuild<M: ?Sized>(&self, mutator: &mut M) -> Transformed<Node<T>>
     where
         T: RebuildFields<M>,
     {
-        Rebuilt {
-            original: self,
-            change: self.rebuild_fields(mutator),
-        }
+        RebuildFields::rebuild_fields(&**self, mutator).map(Node::new)
+    }
+
+    /// [`Node::rebuild`] without allocating the node: the new contents, if a
+    /// child changed. Read the result with [`Transformed::as_ref_or`], and
+    /// allocate it only if the node stays:
+    ///
+    /// ```text
+    /// fn mutate_call(&mut self, c: &Node<Call>) -> Transformed<Expr> {
+    ///     let new = c.rebuild_fields(self);
+    ///     let call = new.as_ref_or(c); // the rebuilt call, or the original
+    ///     match fold(call) {
+    ///         Some(k) => Transformed::Replace(k), // no call node was allocated
+    ///         None => new.map(Expr::from),
+    ///     }
+    /// }
+    /// ```
+    #[inline]
+    pub fn rebuild_fields<M: ?Sized>(&self, mutator: &mut M) -> Transformed<T>
+    where
+        T: RebuildFields<M>,
+    {
+        RebuildFields::rebuild_fields(&**self, mutator)
     }
 }
 

@@ -145,3 +145,13 @@ where
         Transformed::Replace(node.into())
     }
 }
+
+impl<F: crate::Family, K> From<Transformed<crate::Node<K>>> for Transformed<F>
+where
+    crate::Node<K>: Into<F>,
+{
+    #[inline]
+    fn from(t: Transformed<crate::Node<K>>) -> Self {
+        t.map(Into::into)
+    }
+}

@@ -223,7 +223,7 @@ impl ExprMutator for DropStaleSharing {
                 ext: None,
                 ..(**v).clone()
             })),
-            _ => v.rebuild(self).into_transformed(),
+            _ => v.rebuild(self),
         };
         self.rebuilt.record(v, change)
     }

@@ -21,12 +21,13 @@
 //!         &mut self.0
 //!     }
 //!     fn mutate_call(&mut self, call: &Node<Call>) -> Transformed<Expr> {
-//!         let call = call.rebuild(self);
+//!         let new = call.rebuild(self);
+//!         let call = new.as_ref_or(call);
 //!         match (&call.op, &call.args[..]) {
 //!             (Expr::Op(op), [a, b]) if op.name == "subtract" => Transformed::Replace(
 //!                 Expr::call_op("add", vec![a.clone(), Expr::call_op("negative", vec![b.clone()])]),
 //!             ),
-//!             _ => call.into(),
+//!             _ => new.into(),
 //!         }
 //!     }
 //! }

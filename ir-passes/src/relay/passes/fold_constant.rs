@@ -125,17 +125,20 @@ impl ExprMutator for ConstantFolder {
 
     fn mutate_tuple_get_item(&mut self, g: &Node<TupleGetItem>) -> Transformed<Expr> {
         // A projection of a tuple literal is its field, constant or not (as TVM does).
-        let g = g.rebuild(self);
+        let new = g.rebuild_fields(self);
+        let g = new.as_ref_or(g);
         match g.tuple.as_tuple().and_then(|t| t.fields.get(g.index)) {
             Some(field) => Transformed::Replace(field.clone()),
-            None => g.into(),
+            None => new.map(Expr::from),
         }
     }
 
     fn mutate_call(&mut self, c: &Node<Call>) -> Transformed<Expr> {
-        let c = c.rebuild(self);
+        // The new contents, allocated only if the call stays.
+        let new = c.rebuild_fields(self);
+        let c = new.as_ref_or(c);
         let Some(def) = c.op.as_op().and_then(|o| op(&o.name)) else {
-            return c.into();
+            return new.map(Expr::from);
         };
         let args: Option<Vec<OpValue>> = c.args.iter().map(|a| self.value(a)).collect();
         match args
@@ -144,12 +147,13 @@ impl ExprMutator for ConstantFolder {
         {
             Some(Ok(v)) => Transformed::Replace(to_expr(v)),
             // Not constant, or the kernel refuses (division by zero): keep the call.
-            _ => c.into(),
+            _ => new.map(Expr::from),
         }
     }
 
     fn mutate_if(&mut self, i: &Node<If>) -> Transformed<Expr> {
-        let i = i.rebuild(self);
+        let new = i.rebuild_fields(self);
+        let i = new.as_ref_or(i);
         if let Some(Constant {
             data: Tensor::Bool(b),
             ..
@@ -163,7 +167,7 @@ impl ExprMutator for ConstantFolder {
             };
             return Transformed::Replace(taken.clone());
         }
-        i.into()
+        new.map(Expr::from)
     }
 }
 

@@ -29,13 +29,16 @@ impl ExprMutator for Fill<'_> {
         // The default recursion first: what a downstream dialect attached to
         // the variable (`Var::ext`) may name remapped variables.
         let rebuilt = v.rebuild(self);
+        let current = rebuilt.as_ref_or(v);
         let new = match self.types.of_var(v) {
-            Some(t) if rebuilt.annotation.is_none() && is_complete(t) => Node::new(Var {
+            Some(t) if current.annotation.is_none() && is_complete(t) => Node::new(Var {
                 annotation: Some(t.clone()),
-                ..(*rebuilt).clone()
+                ..(**current).clone()
             }),
-            _ if rebuilt.is_replace() => rebuilt.into_node(),
-            _ => return Transformed::Keep,
+            _ => match rebuilt {
+                Transformed::Keep => return Transformed::Keep,
+                Transformed::Replace(new) => new,
+            },
         };
         self.remap.insert(v.id(), new.clone());
         Transformed::Replace(new)
@@ -53,13 +56,14 @@ impl ExprMutator for Fill<'_> {
 impl Fill<'_> {
     fn fill_function(&mut self, f: &Node<Function>) -> Transformed<Node<Function>> {
         let rebuilt = f.rebuild(self);
+        let current = rebuilt.as_ref_or(f);
         let body_type = self.types.of(&f.body).filter(|t| is_complete(t)).cloned();
-        match (&rebuilt.ret_type, body_type) {
+        match (&current.ret_type, body_type) {
             (None, Some(t)) => Transformed::Replace(Node::new(Function {
                 ret_type: Some(t),
-                ..(*rebuilt).clone()
+                ..(**current).clone()
             })),
-            _ => rebuilt.into_transformed(),
+            _ => rebuilt,
         }
     }
 }

@@ -65,14 +65,15 @@ impl ExprMutator for MarkUnroll {
 
 impl StmtMutator for MarkUnroll {
     fn mutate_for_loop(&mut self, l: &Node<ForLoop>) -> Transformed<Stmt> {
-        let rebuilt = l.rebuild(self);
-        let wanted = rebuilt.kind == ForKind::Serial
-            && rebuilt.attrs.get(UNROLL_ATTR).is_none()
-            && trip_count(&rebuilt).is_some_and(|t| t <= self.max_extent);
+        let rebuilt = l.rebuild_fields(self);
+        let current = rebuilt.as_ref_or(l);
+        let wanted = current.kind == ForKind::Serial
+            && current.attrs.get(UNROLL_ATTR).is_none()
+            && trip_count(current).is_some_and(|t| t <= self.max_extent);
         if !wanted {
-            return rebuilt.into();
+            return rebuilt.map(Stmt::from);
         }
-        let mut marked = (*rebuilt).clone();
+        let mut marked = current.clone();
         marked.attrs.set(UNROLL_ATTR, AttrValue::Bool(true));
         Transformed::Replace(marked.into())
     }

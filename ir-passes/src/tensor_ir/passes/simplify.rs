@@ -180,21 +180,22 @@ impl StmtMutator for Simplify {
                 .assume(&cmp_ge(var.clone(), l.begin.clone()), true);
             self.facts.assume(&cmp_lt(var, l.end.clone()), true);
         }
-        let rebuilt = l.rebuild(self);
+        let rebuilt = l.rebuild_fields(self);
         self.facts.restore(mark);
+        let current = rebuilt.as_ref_or(l);
         let bounds_pure =
-            is_pure(&rebuilt.begin) && is_pure(&rebuilt.end) && is_pure(&rebuilt.step);
-        match trip_count_with(&rebuilt, &self.bindings) {
+            is_pure(&current.begin) && is_pure(&current.end) && is_pure(&current.step);
+        match trip_count_with(current, &self.bindings) {
             Some(0) if bounds_pure => return empty(),
             Some(1) => {
-                let body = single_iteration(&rebuilt);
+                let body = single_iteration(current);
                 return Transformed::Replace(self.mutate_stmt(&body).unwrap_or(body));
             }
             _ => {}
         }
-        if rebuilt.body.is_empty_block() && bounds_pure {
+        if current.body.is_empty_block() && bounds_pure {
             return empty();
         }
-        rebuilt.into()
+        rebuilt.map(Stmt::from)
     }
 }

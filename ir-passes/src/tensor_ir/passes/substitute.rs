@@ -96,7 +96,7 @@ impl Substitute {
         if let Some(to) = self.rebuilt.get(t) {
             return Transformed::Replace(to.clone());
         }
-        let outcome = t.rebuild(self).into_transformed();
+        let outcome = t.rebuild(self);
         self.rebuilt.record(t, outcome)
     }
 }

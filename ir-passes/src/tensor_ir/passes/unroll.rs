@@ -225,15 +225,16 @@ impl StmtMutator for Unroll {
     }
 
     fn mutate_for_loop(&mut self, l: &Node<ForLoop>) -> Transformed<Stmt> {
-        let rebuilt = l.rebuild(self);
+        let rebuilt = l.rebuild_fields(self);
+        let current = rebuilt.as_ref_or(l);
         let config = self.config;
-        let trips = trip_count(&rebuilt);
+        let trips = trip_count(current);
         let c = &mut self.counters;
         let fits = |t: u64, c: &Counters| t.saturating_mul(c.size.max(1)) <= MAX_EXPANSION;
         // An earlier pass may have asked for unrolling through the attribute.
-        let kind = match rebuilt.attrs.get(UNROLL_ATTR) {
+        let kind = match current.attrs.get(UNROLL_ATTR) {
             Some(AttrValue::Bool(true)) => ForKind::Unroll,
-            _ => rebuilt.kind,
+            _ => current.kind,
         };
         let auto = match (kind, trips) {
             (ForKind::Unroll, Some(t)) => fits(t, c),
@@ -257,14 +258,14 @@ impl StmtMutator for Unroll {
         if let Some(t) = trips
             && ((auto && config.explicit) || one_trip_rule)
         {
-            return Transformed::Replace(self.expand(&rebuilt, t));
+            return Transformed::Replace(self.expand(current, t));
         }
         if auto && kind != ForKind::Unroll {
-            let mut marked = (*rebuilt).clone();
+            let mut marked = current.clone();
             marked.kind = ForKind::Unroll;
             return Transformed::Replace(marked.into());
         }
-        rebuilt.into()
+        rebuilt.map(Stmt::from)
     }
 }
 
@@ -296,7 +297,7 @@ impl ExprMutator for FreshCopy {
 
     fn mutate_tensor_def(&mut self, t: &Node<Tensor>) -> Transformed<Node<Tensor>> {
         // Its dims may use the loop variable; either way it is a new tensor.
-        let fresh = match t.rebuild(self).into_change() {
+        let fresh = match t.rebuild_fields(self) {
             Transformed::Replace(contents) => Node::new(contents),
             Transformed::Keep => Node::new((**t).clone()),
         };
