@@ -41,6 +41,67 @@ fn loops_assignments_and_buffers() {
 }
 
 #[test]
+fn a_tensor_defined_by_a_pointer_views_the_memory_it_points_to() {
+    // `B` is `A` from `A[2]` on, as a 2 x 3 matrix: `B[1, 2]` is `A[7]`.
+    // Writes through either name are seen through the other.
+    let out = run(
+        "func main(A: [s32 * 8]): s32 {
+  tensor B: [s32 * 2 * 3] = &A[2]
+  B[1, 2] = 70
+  A[2] = 20
+  return (B[0, 0] + A[7])
+}",
+        vec![Arg::Buffer(ints(&[0; 8]))],
+    )
+    .unwrap();
+    assert_eq!(out.ret, Some(Value::Int(90)));
+    assert_eq!(out.buffers, vec![ints(&[0, 0, 20, 0, 0, 0, 0, 70])]);
+}
+
+#[test]
+fn a_pointer_argument_passes_the_memory_from_that_element_on() {
+    let out = run(
+        "func fill(X: [s32 * 3], v: s32): s32 {
+  for i in (0, 3, 1) {
+    X[i] = v
+  }
+  return 0
+}
+func main(A: [s32 * 6]): s32 {
+  tensor V: [s32 * 4] = &A[1]
+  evaluate{fill(&V[2], 5)}
+  evaluate{fill(&A[0], 1)}
+  return 0
+}",
+        vec![Arg::Buffer(ints(&[0; 6]))],
+    )
+    .unwrap();
+    // `&V[2]` is `A[3]`: `A[3..6]` are 5, then `A[0..3]` are 1.
+    assert_eq!(out.buffers, vec![ints(&[1, 1, 1, 5, 5, 5])]);
+}
+
+#[test]
+fn a_view_must_fit_in_the_memory_it_views() {
+    let text = "func main(A: [s32 * 8]): s32 {
+  tensor B: [s32 * 4] = &A[5]
+  return 0
+}";
+    assert_eq!(
+        error(text, vec![Arg::Buffer(ints(&[0; 8]))]),
+        "memory for `B` holds 3 elements from where it starts, its layout needs 4"
+    );
+    let text = "func main(A: [s32 * 8]): s32 {
+  var x: s32 = 1
+  tensor B: [s32 * 4] = x
+  return 0
+}";
+    assert_eq!(
+        error(text, vec![Arg::Buffer(ints(&[0; 8]))]),
+        "`x` is not a tensor or a tensor pointer"
+    );
+}
+
+#[test]
 fn a_return_inside_a_loop_ends_the_function() {
     let out = run(
         "func main(): s32 {

@@ -26,6 +26,23 @@ fn a_function_round_trips_through_print_and_parse() {
 }
 
 #[test]
+fn a_tensor_view_round_trips_and_its_initializer_names_the_outer_tensor() {
+    // `B` is defined as a view of `A` from `A[2]` on; a later `A` inside the
+    // initializer would be the outer one (the tensor is not yet in scope).
+    let text = "func main(A: [f32 * 8]): void {
+  tensor B: [f32 * 2 * 3] = &A[2]
+  B[1, 2] = 1.0f
+  tensor C: [f32 * 4]
+  tensor A_1: [f32 * 4] = &A[4]
+  A_1[0] = B[1, 2]
+}";
+    let f = parse_func(text).unwrap();
+    assert_eq!(f.to_string(), text);
+    let again = parse_func(&f.to_string()).unwrap();
+    assert!(ir_core::structural::structural_eq_map_free_vars(&f, &again));
+}
+
+#[test]
 fn errors_give_line_col_and_what_was_expected() {
     let cases = [
         ("1 +", "1:4: expected an expression, found end of input"),

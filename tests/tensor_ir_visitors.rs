@@ -424,6 +424,23 @@ fn a_definition_visits_its_initializer_before_its_variable() {
 }
 
 #[test]
+fn a_tensor_definition_visits_its_initializer_before_its_tensor() {
+    // `tensor B: [s32 * 2] = &AAA[10, 20]`: the initializer (`AAA`'s dims and
+    // strides, the index), then `B`'s dims and strides.
+    let make = || {
+        define_tensor_at(
+            tensor("B", DType::S32, &[2]),
+            Some(tensor_ptr(&aaa(), vec![constant(10), constant(20)])),
+        )
+    };
+    type_check(
+        make,
+        &["100", "200", "200", "1", "10", "20", "2", "1"],
+        true,
+    );
+}
+
+#[test]
 fn if_else_visits_condition_then_else() {
     let text = "{
   if (false) {

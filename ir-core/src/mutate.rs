@@ -12,7 +12,6 @@
 //! then written into the uniquely owned nodes on the path of a change (see
 //! [`crate::driver`]).
 
-
 use crate::kind_ref::{KindNode, KindRef};
 use crate::{Family, Node, NodeKind, Transformed};
 

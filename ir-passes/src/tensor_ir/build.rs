@@ -307,7 +307,13 @@ pub fn define(var: Node<Var>, init: Option<Expr>) -> Stmt {
 
 /// `tensor A: [...]`
 pub fn define_tensor(tensor: Node<Tensor>) -> Stmt {
+    define_tensor_at(tensor, None)
+}
+
+/// `tensor A: [...] = &B[...]` (a view) when `init` is given, else `tensor A: [...]`.
+pub fn define_tensor_at(tensor: Node<Tensor>, init: Option<Expr>) -> Stmt {
     DefineTensor {
+        init,
         tensor,
         attrs: Attrs::new(),
     }

@@ -13,9 +13,13 @@
 //!   `begin, begin + step, ...` while below `end`, whatever the body assigns
 //!   to it. A step that is not positive is an error.
 //! - A variable defined without an initializer must be assigned before it is
-//!   read. A tensor definition allocates zeroed elements; indices are
-//!   bounds-checked per dimension.
-//! - A call passes scalars by value and tensors by reference.
+//!   read. A tensor definition allocates zeroed elements; one initialized
+//!   with a tensor pointer, `tensor B: [f32 * 4] = &A[2]`, is a view of the
+//!   memory from that element on, with its own layout (nothing allocated).
+//!   Indices are bounds-checked per dimension, and a view must fit in the
+//!   memory it views.
+//! - A call passes scalars by value and tensors by reference; a tensor
+//!   pointer argument, `f(&A[2])`, passes the memory from that element on.
 //!
 //! Every run is bounded: a step budget ([`Interpreter::with_fuel`]), a call
 //! depth and a total number of live tensor elements, so no input hangs or
@@ -95,11 +99,13 @@ struct Frame {
     buffers_base: usize,
 }
 
-/// A tensor as one call sees it: a buffer and the layout its definition
-/// gave it (a callee may view a caller's buffer with another layout).
+/// A tensor as one call sees it: a buffer, where in it the tensor starts,
+/// and the layout its definition gave it (a callee, or a tensor defined as a
+/// view, may see a buffer with another layout).
 #[derive(Debug, Clone)]
 struct View {
     buffer: usize,
+    base: u64,
     dims: Vec<u64>,
     strides: Vec<u64>,
 }
@@ -160,7 +166,10 @@ impl<'m> Interpreter<'m> {
                     self.reserve(elems.len())?;
                     self.buffers.push(elems);
                     ids.push(self.buffers.len() - 1);
-                    Bound::Buffer(self.buffers.len() - 1)
+                    Bound::Memory {
+                        buffer: self.buffers.len() - 1,
+                        base: 0,
+                    }
                 }
             });
         }
@@ -235,21 +244,8 @@ impl<'m> Interpreter<'m> {
                         .ok_or_else(|| EvalError(format!("bad argument for `{}`", v.name)))?;
                     self.frame().vars.insert(v.id(), Some(value));
                 }
-                (Expr::Tensor(t), Bound::Buffer(id)) => {
-                    let (dims, strides) = self.layout(t)?;
-                    let needed = extent(&dims, &strides);
-                    let held = self.buffers[id].len();
-                    if needed > held as u64 {
-                        return err(format!(
-                            "buffer for `{}` holds {held} elements, its layout needs {needed}",
-                            t.name
-                        ));
-                    }
-                    let view = View {
-                        buffer: id,
-                        dims,
-                        strides,
-                    };
+                (Expr::Tensor(t), Bound::Memory { buffer, base }) => {
+                    let view = self.view_at(t, buffer, base)?;
                     self.frame().tensors.insert(t.id(), view);
                 }
                 (p, _) => {
@@ -264,6 +260,58 @@ impl<'m> Interpreter<'m> {
         match self.exec(&func.body)? {
             Flow::Return(v) => Ok(v),
             Flow::Next => Ok(None),
+        }
+    }
+
+    /// `t` laid out from element `base` of `buffer`, which must hold it.
+    fn view_at(&mut self, t: &Tensor, buffer: usize, base: u64) -> Result<View, EvalError> {
+        let (dims, strides) = self.layout(t)?;
+        let needed = extent(&dims, &strides);
+        let held = self.buffers[buffer].len() as u64;
+        if needed.checked_add(base).is_none_or(|end| end > held) {
+            let available = held.saturating_sub(base);
+            return err(if base == 0 {
+                format!(
+                    "buffer for `{}` holds {held} elements, its layout needs {needed}",
+                    t.name
+                )
+            } else {
+                format!(
+                    "memory for `{}` holds {available} elements from where it starts, \
+                     its layout needs {needed}",
+                    t.name
+                )
+            });
+        }
+        Ok(View {
+            buffer,
+            base,
+            dims,
+            strides,
+        })
+    }
+
+    /// The memory a tensor pointer names: a buffer and an element in it.
+    fn memory(&mut self, e: &Expr) -> Result<Bound, EvalError> {
+        match e {
+            Expr::Tensor(t) => {
+                let view = self.view_of(t)?;
+                Ok(Bound::Memory {
+                    buffer: view.buffer,
+                    base: view.base,
+                })
+            }
+            Expr::TensorPtr(p) => {
+                let (buffer, offset) = self.element(&p.base.tensor, &p.base.index)?;
+                Ok(Bound::Memory {
+                    buffer,
+                    base: offset as u64,
+                })
+            }
+            other => err(format!(
+                "`{}` is not a tensor or a tensor pointer",
+                super::print::print_expr(other)
+            )),
         }
     }
 
@@ -383,6 +431,15 @@ impl<'m> Interpreter<'m> {
                 self.frame().vars.insert(d.var.id(), v);
                 Ok(Flow::Next)
             }
+            Stmt::DefineTensor(d) if d.init.is_some() => {
+                let init = d.init.as_ref().expect("matched");
+                let Bound::Memory { buffer, base } = self.memory(init)? else {
+                    unreachable!("memory() gives memory")
+                };
+                let view = self.view_at(&d.tensor, buffer, base)?;
+                self.frame().tensors.insert(d.tensor.id(), view);
+                Ok(Flow::Next)
+            }
             Stmt::DefineTensor(d) => {
                 let t = &d.tensor;
                 let (dims, strides) = self.layout(t)?;
@@ -407,6 +464,7 @@ impl<'m> Interpreter<'m> {
                 };
                 let view = View {
                     buffer,
+                    base: 0,
                     dims,
                     strides,
                 };
@@ -430,7 +488,7 @@ impl<'m> Interpreter<'m> {
                 index.len()
             ));
         }
-        let mut offset: u64 = 0;
+        let mut offset: u64 = view.base;
         for (k, e) in index.iter().enumerate() {
             let i = self.eval_int(e)?;
             let i = u64::try_from(i)
@@ -564,7 +622,7 @@ impl<'m> Interpreter<'m> {
                 let mut args = Vec::with_capacity(c.args.len());
                 for a in &c.args {
                     args.push(match a {
-                        Expr::Tensor(t) => Bound::Buffer(self.view_of(t)?.buffer),
+                        Expr::Tensor(_) | Expr::TensorPtr(_) => self.memory(a)?,
                         _ => Bound::Scalar(self.eval(a)?),
                     });
                 }
@@ -588,7 +646,9 @@ impl<'m> Interpreter<'m> {
                 let (id, offset) = self.element(&i.tensor, &i.index)?;
                 Ok(self.buffers[id][offset])
             }
-            Expr::TensorPtr(_) => err("tensor pointers are not interpreted"),
+            Expr::TensorPtr(_) => err(
+                "a tensor pointer used as a value: it is a call argument or a tensor's initializer",
+            ),
         }
     }
 
@@ -630,5 +690,9 @@ fn intrinsic(intrin: Intrin, v: Value, dtype: DType) -> Result<Value, EvalError>
 /// An argument as the callee receives it.
 enum Bound {
     Scalar(Value),
-    Buffer(usize),
+    /// Memory from element `base` of a buffer on.
+    Memory {
+        buffer: usize,
+        base: u64,
+    },
 }

@@ -493,8 +493,14 @@ impl Parser {
                 let name = self.ident("a tensor name")?;
                 self.expect(":")?;
                 let t = self.tensor_type(&name)?;
+                // The initializer is read before the tensor is in scope.
+                let init = if self.eat("=") {
+                    Some(self.expr()?)
+                } else {
+                    None
+                };
                 self.bind(name, Binding::Tensor(t.clone()));
-                Ok(build::define_tensor(t))
+                Ok(build::define_tensor_at(t, init))
             }
             "if" => {
                 self.bump();

@@ -347,9 +347,18 @@ impl StmtVisitor for Printer {
         }
     }
     fn visit_define_tensor(&mut self, d: &Node<DefineTensor>) {
+        // As for a variable: the initializer's names resolve outside.
+        let init = d.init.as_ref().map(|init| {
+            let start = self.out.len();
+            self.visit_expr(init);
+            self.out.split_off(start)
+        });
         let name = self.tensor_def(&d.tensor);
         let _ = write!(self.out, "tensor {name}: ");
         self.tensor_type(&d.tensor);
+        if let Some(init) = init {
+            let _ = write!(self.out, " = {init}");
+        }
     }
 }
 

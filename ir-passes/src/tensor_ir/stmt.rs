@@ -125,9 +125,15 @@ pub struct Define {
     pub attrs: Attrs,
 }
 
-/// `tensor A: [f32 * 10 * 20]`: defines (allocates) a tensor.
+/// `tensor A: [f32 * 10 * 20]`: defines (allocates) a tensor; with an
+/// initializer, `tensor B: [f32 * 4] = &A[2]`, a view of existing memory
+/// starting at the element the tensor pointer names (oneDNN's `define_node`
+/// with an `init` for a tensor: an alias, nothing allocated).
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct DefineTensor {
+    /// Where the tensor's elements start (a `TensorPtr`), visited before the
+    /// tensor; `None` allocates fresh zeroed memory.
+    pub init: Option<Expr>,
     /// The defined tensor (`visit_tensor_def`).
     pub tensor: Node<Tensor>,
     /// Attributes.
