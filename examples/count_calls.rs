@@ -6,26 +6,26 @@
 
 use irkit::prelude::*;
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Const {
     #[ir(skip)]
     pub value: i64,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Var {
     #[ir(skip)]
     pub name: String,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Call {
     #[ir(skip)]
     pub op: String,
     pub args: Vec<Expr>,
 }
 
-#[derive(Debug, Clone, Visitable, Mutable)]
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub enum Expr {
     Const(Node<Const>),
     Var(Node<Var>),
@@ -106,5 +106,13 @@ fn main() {
     println!(
         "folding again changes nothing: {}",
         matches!(unchanged, Transformed::Keep)
+    );
+
+    // Structural equality: the same program built twice, not the same nodes.
+    let again = FoldAdd.mutate_expr(&e).unwrap_or_clone(&e);
+    println!(
+        "folded twice, equal: {}, same node: {}",
+        structural_eq(&folded, &again),
+        folded.same_as(&again)
     );
 }

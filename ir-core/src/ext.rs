@@ -32,6 +32,10 @@
 //! }
 //! ```
 //!
+//! That line is the one thing to remember: without it the pass's upstream
+//! `visit_ext` keeps its default (visit the children), so its downstream
+//! hooks compile but are never called.
+//!
 //! Dispatch to a downstream kind compares one pointer per kind of the
 //! extension family (the kind's description, a `static`); upstream kinds
 //! dispatch as before. Each downstream kind's description holds its name and

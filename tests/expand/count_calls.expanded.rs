@@ -28,6 +28,39 @@ impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Const {
     }
 }
 
+// #[derive(StructuralEq)] on Const
+const _: () = {
+    #[automatically_derived]
+    impl ::ir_core::StructuralEq for Const {
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_eq(
+            &self,
+            other: &Self,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            true && ::core::cmp::PartialEq::eq(&self.value, &other.value)
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_hash(&self, hasher: &mut ::ir_core::structural::HashState<'_>) {
+            ::core::hash::Hash::hash(&self.value, hasher);
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_eq_var(
+            &self,
+            other: &Self,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            true
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_hash_var(&self, hasher: &mut ::ir_core::structural::HashState<'_>) {}
+    }
+};
+
 // #[derive(Visitable)] on Var
 #[automatically_derived]
 impl<__V: ?::core::marker::Sized, __R: ::ir_core::VisitResult> ::ir_core::Visit<__V, __R>
@@ -54,6 +87,39 @@ impl<__M: ?::core::marker::Sized> ::ir_core::Mutate<__M> for Var {
         false
     }
 }
+
+// #[derive(StructuralEq)] on Var
+const _: () = {
+    #[automatically_derived]
+    impl ::ir_core::StructuralEq for Var {
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_eq(
+            &self,
+            other: &Self,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            true && ::core::cmp::PartialEq::eq(&self.name, &other.name)
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_hash(&self, hasher: &mut ::ir_core::structural::HashState<'_>) {
+            ::core::hash::Hash::hash(&self.name, hasher);
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_eq_var(
+            &self,
+            other: &Self,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            true
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_hash_var(&self, hasher: &mut ::ir_core::structural::HashState<'_>) {}
+    }
+};
 
 // #[derive(Visitable)] on Call
 #[automatically_derived]
@@ -99,6 +165,46 @@ where
         __changed
     }
 }
+
+// #[derive(StructuralEq)] on Call
+const _: () = {
+    #[automatically_derived]
+    impl ::ir_core::StructuralEq for Call
+    where
+        Vec<Expr>: ::ir_core::StructuralEq,
+    {
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_eq(
+            &self,
+            other: &Self,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            true && ::core::cmp::PartialEq::eq(&self.op, &other.op)
+                && ::ir_core::StructuralEq::struct_eq(&self.args, &other.args, eq)
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_hash(&self, hasher: &mut ::ir_core::structural::HashState<'_>) {
+            ::core::hash::Hash::hash(&self.op, hasher);
+            ::ir_core::StructuralEq::struct_hash(&self.args, hasher);
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_eq_var(
+            &self,
+            other: &Self,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            true && ::ir_core::StructuralEq::struct_eq(&self.args, &other.args, eq)
+        }
+        #[inline]
+        #[allow(unused_variables)]
+        fn struct_hash_var(&self, hasher: &mut ::ir_core::structural::HashState<'_>) {
+            ::ir_core::StructuralEq::struct_hash(&self.args, hasher);
+        }
+    }
+};
 
 // #[derive(Visitable)] on Expr
 /**A read-only pass over [`Expr`] nodes: one hook per kind, each defaulting to visiting the node's children in field order (`node.walk(self)`). Override only the kinds you care about; call `node.walk(self)` in an override to visit the children.
@@ -504,6 +610,154 @@ const _: () = {
         #[inline]
         fn from(value: Expr) -> Self {
             ::ir_core::Transformed::Replace(value)
+        }
+    }
+};
+
+// #[derive(StructuralEq)] on Expr
+const _: () = {
+    #[automatically_derived]
+    impl ::ir_core::StructuralEq for Expr {
+        #[allow(unreachable_patterns)]
+        fn struct_eq(
+            &self,
+            other: &Self,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            if let ::core::option::Option::Some(r) = ::ir_core::stack::reenter(|| <Self as ::ir_core::StructuralEq>::struct_eq(
+                self,
+                other,
+                eq,
+            )) {
+                return r;
+            }
+            match (self, other) {
+                (Expr::Const(a), Expr::Const(b)) => {
+                    eq.structural(
+                        a,
+                        b,
+                        |eq| ::ir_core::StructuralEq::struct_eq(&**a, &**b, eq),
+                    )
+                }
+                (Expr::Var(a), Expr::Var(b)) => {
+                    eq.structural(
+                        a,
+                        b,
+                        |eq| ::ir_core::StructuralEq::struct_eq(&**a, &**b, eq),
+                    )
+                }
+                (Expr::Call(a), Expr::Call(b)) => {
+                    eq.structural(
+                        a,
+                        b,
+                        |eq| ::ir_core::StructuralEq::struct_eq(&**a, &**b, eq),
+                    )
+                }
+                _ => false,
+            }
+        }
+        fn struct_hash(&self, hasher: &mut ::ir_core::structural::HashState<'_>) {
+            if ::ir_core::stack::reenter(|| <Self as ::ir_core::StructuralEq>::struct_hash(
+                    self,
+                    hasher,
+                ))
+                .is_some()
+            {
+                return;
+            }
+            ::core::hash::Hash::hash(&::ir_core::Family::kind_index(self), hasher);
+            match self {
+                Expr::Const(a) => {
+                    hasher
+                        .structural(
+                            a,
+                            |hasher| ::ir_core::StructuralEq::struct_hash(&**a, hasher),
+                        )
+                }
+                Expr::Var(a) => {
+                    hasher
+                        .structural(
+                            a,
+                            |hasher| ::ir_core::StructuralEq::struct_hash(&**a, hasher),
+                        )
+                }
+                Expr::Call(a) => {
+                    hasher
+                        .structural(
+                            a,
+                            |hasher| ::ir_core::StructuralEq::struct_hash(&**a, hasher),
+                        )
+                }
+            }
+        }
+    }
+    #[automatically_derived]
+    impl ::ir_core::structural::KindEq for Const {
+        const MODE: ::ir_core::structural::Mode = ::ir_core::structural::Mode::Structural;
+        #[inline]
+        fn node_eq(
+            a: &::ir_core::Node<Self>,
+            b: &::ir_core::Node<Self>,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            eq.structural(a, b, |eq| ::ir_core::StructuralEq::struct_eq(&**a, &**b, eq))
+        }
+        #[inline]
+        fn node_hash(
+            a: &::ir_core::Node<Self>,
+            hasher: &mut ::ir_core::structural::HashState<'_>,
+        ) {
+            hasher
+                .structural(
+                    a,
+                    |hasher| ::ir_core::StructuralEq::struct_hash(&**a, hasher),
+                )
+        }
+    }
+    #[automatically_derived]
+    impl ::ir_core::structural::KindEq for Var {
+        const MODE: ::ir_core::structural::Mode = ::ir_core::structural::Mode::Structural;
+        #[inline]
+        fn node_eq(
+            a: &::ir_core::Node<Self>,
+            b: &::ir_core::Node<Self>,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            eq.structural(a, b, |eq| ::ir_core::StructuralEq::struct_eq(&**a, &**b, eq))
+        }
+        #[inline]
+        fn node_hash(
+            a: &::ir_core::Node<Self>,
+            hasher: &mut ::ir_core::structural::HashState<'_>,
+        ) {
+            hasher
+                .structural(
+                    a,
+                    |hasher| ::ir_core::StructuralEq::struct_hash(&**a, hasher),
+                )
+        }
+    }
+    #[automatically_derived]
+    impl ::ir_core::structural::KindEq for Call {
+        const MODE: ::ir_core::structural::Mode = ::ir_core::structural::Mode::Structural;
+        #[inline]
+        fn node_eq(
+            a: &::ir_core::Node<Self>,
+            b: &::ir_core::Node<Self>,
+            eq: &mut ::ir_core::structural::EqState,
+        ) -> bool {
+            eq.structural(a, b, |eq| ::ir_core::StructuralEq::struct_eq(&**a, &**b, eq))
+        }
+        #[inline]
+        fn node_hash(
+            a: &::ir_core::Node<Self>,
+            hasher: &mut ::ir_core::structural::HashState<'_>,
+        ) {
+            hasher
+                .structural(
+                    a,
+                    |hasher| ::ir_core::StructuralEq::struct_hash(&**a, hasher),
+                )
         }
     }
 };

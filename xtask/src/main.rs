@@ -96,3 +96,44 @@ fn bless() -> Result<(), String> {
         &[("TRYBUILD", "overwrite")],
     )
 }
+
+#[cfg(test)]
+mod tests {
+    /// Depending on `irkit` for the framework alone brings in none of the
+    /// dialects' dependencies (they sit behind the `dialects` feature).
+    #[test]
+    fn the_framework_alone_pulls_in_no_dialect_dependency() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let out = std::process::Command::new(cargo)
+            .args([
+                "tree",
+                "-p",
+                "irkit",
+                "-e",
+                "normal",
+                "--prefix",
+                "none",
+                "--offline",
+            ])
+            .current_dir(super::workspace_root())
+            .output()
+            .expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let tree = String::from_utf8_lossy(&out.stdout);
+        let crates: std::collections::BTreeSet<&str> = tree
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert!(crates.contains("ir-core"), "{crates:?}");
+        for dialect_only in ["ir-passes", "ndarray", "serde_json", "ariadne", "clap"] {
+            assert!(
+                !crates.contains(dialect_only),
+                "`irkit` alone depends on {dialect_only}: {crates:?}"
+            );
+        }
+    }
+}

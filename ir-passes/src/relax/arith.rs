@@ -8,9 +8,9 @@
 
 use std::collections::BTreeMap;
 
-use ir_core::stack;
+use ir_core::{IdMap, Node, stack};
 
-use super::prim::{BinOp, PrimExpr};
+use super::prim::{BinOp, PrimExpr, PrimVar};
 
 /// An atom: its position in order of first appearance, so that printed
 /// forms keep the order the expression had (`n * m`, `n + p`).
@@ -27,7 +27,10 @@ struct Poly {
 #[derive(Default)]
 struct Atoms {
     exprs: Vec<PrimExpr>,
-    index: BTreeMap<String, AtomKey>,
+    /// Symbolic variables, by node.
+    vars: IdMap<Node<PrimVar>, AtomKey>,
+    /// Unresolved operations, by their simplified form.
+    opaque: BTreeMap<String, AtomKey>,
 }
 
 /// Beyond this many terms a product is kept as an atom, so that simplifying
@@ -145,7 +148,14 @@ impl Atoms {
     fn poly(&mut self, e: &PrimExpr) -> Option<Poly> {
         stack::guarded(|| match e {
             PrimExpr::IntImm(n) => Some(Poly::constant(n.value)),
-            PrimExpr::PrimVar(v) => Some(Poly::atom(self.intern(format!("v{:x}", v.addr()), e))),
+            PrimExpr::PrimVar(v) => {
+                let next = self.exprs.len();
+                let key = *self.vars.entry(v.id()).or_insert(next);
+                if key == next {
+                    self.exprs.push(e.clone());
+                }
+                Some(Poly::atom(key))
+            }
             _ => {
                 let (op, a, b) = e.as_binary_parts()?;
                 let (pa, pb) = (self.poly(a)?, self.poly(b)?);
@@ -206,7 +216,7 @@ impl Atoms {
 
     fn intern(&mut self, identity: String, e: &PrimExpr) -> AtomKey {
         let next = self.exprs.len();
-        let key = *self.index.entry(identity).or_insert(next);
+        let key = *self.opaque.entry(identity).or_insert(next);
         if key == next {
             self.exprs.push(e.clone());
         }
