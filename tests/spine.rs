@@ -575,3 +575,21 @@ fn a_per_binding_pass_with_the_default_entry_hook_loops_on_a_small_stack() {
     assert_eq!((kept, decided), (199_998, 200_000));
     assert!(spread < 64 * 1024, "decided in one loop: spread {spread}");
 }
+
+/// A kind hook that changes what `mutate_chain` returned: on a link the
+/// loop decides, that is the loop's placeholder, and the loop says so
+/// instead of losing the change.
+#[test]
+#[should_panic(expected = "return `mutate_chain`'s result as it is")]
+fn a_hook_that_changes_the_placeholder_of_mutate_chain_is_caught() {
+    struct WrapEveryLet;
+    impl ExprMutator for WrapEveryLet {
+        fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
+            let out = irkit::driver::mutate_chain(l, self, |pass, l| Some(l.rebuild_head(pass)));
+            let e: Expr = l.clone().into();
+            Transformed::Replace(out.unwrap_or_clone(&e))
+        }
+    }
+    let (e, _) = chain(3);
+    let _ = WrapEveryLet.mutate_expr(&e);
+}

@@ -548,7 +548,10 @@ impl<K> Node<K> {
 /// frame. An overridden entry hook runs for every link, and the links below
 /// it are then rewritten by the nested call. So call `mutate_chain` as the
 /// kind hook's last step, returning its result as it is: a handed-back call
-/// returns a placeholder that only the loop reads. Links are rebuilt from
+/// returns a placeholder ([`Transformed::Keep`]) that only the loop reads,
+/// and the loop checks it got it back (a hook that turns it into a
+/// replacement panics, naming the kind). Work per link belongs in `decide`;
+/// what the hook does with the result applies to the whole chain. Links are rebuilt from
 /// the bottom up: unchanged ones stay shared, and nothing is allocated when
 /// nothing changed.
 ///
@@ -616,6 +619,14 @@ where
         if !armed.disarm() {
             break r;
         }
+        // The link came back through a kind hook that called `mutate_chain`:
+        // what that hook returned is the placeholder, unless it changed it.
+        assert!(
+            r.is_keep(),
+            "the hook that called `mutate_chain` for a `{}` changed what it returned; \
+             return `mutate_chain`'s result as it is (decide each link in its closure)",
+            std::any::type_name::<K>()
+        );
         cur = next;
     };
     rebuild_links(links, last)
