@@ -20,7 +20,8 @@
 //!   definition hook (`mutate_var_def`), not the use hook.
 
 use ir_core::structural::structural_eq_map_free_vars;
-use ir_core::{Family, Mutate, Node, ReplaceMap, StructuralEq, Transformed, Visit};
+use ir_core::{Family, Mutate, Node, StructuralEq, Transformed, Visit};
+use ir_passes::tensor_ir::consistent::Replacements;
 use ir_passes::tensor_ir::*;
 use pretty_assertions::assert_eq;
 
@@ -469,8 +470,7 @@ fn for_loop_visits_var_bounds_step_body() {
 struct Consistent {
     change_var: bool,
     change_tensor: bool,
-    vars: ReplaceMap<Var>,
-    tensors: ReplaceMap<Tensor>,
+    replaced: Replacements,
 }
 
 impl ExprMutator for Consistent {
@@ -478,23 +478,23 @@ impl ExprMutator for Consistent {
         let outcome = if self.change_var && v.name == "AAA" {
             Transformed::Replace(var_of("AAA2", DType::F32))
         } else {
-            self.vars.at_use(v)
+            Transformed::Keep
         };
-        self.vars.record(v, outcome)
+        self.replaced.var_def(v, outcome)
     }
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
-        self.vars.at_use(v).map(Expr::Var)
+        self.replaced.var_use(v)
     }
     fn mutate_tensor_def(&mut self, t: &Node<Tensor>) -> Transformed<Node<Tensor>> {
         let outcome = if self.change_tensor && t.name == "BBB" {
             Transformed::Replace(tensor("BBB2", DType::F32, &[200]))
         } else {
-            self.tensors.at_use(t)
+            Transformed::Keep
         };
-        self.tensors.record(t, outcome)
+        self.replaced.tensor_def(t, outcome)
     }
     fn mutate_tensor(&mut self, t: &Node<Tensor>) -> Transformed<Expr> {
-        self.tensors.at_use(t).map(Expr::Tensor)
+        self.replaced.tensor_use(t)
     }
 }
 impl StmtMutator for Consistent {}
@@ -572,8 +572,7 @@ fn the_consistent_visitor_carries_replacements_to_later_uses_across_runs() {
     );
 
     // Once the old program is gone, the map does not keep its nodes alive.
+    assert_eq!(v.replaced.len(), 2);
     drop((aaa, bbb, aaa_use, bbb_use, v2, v2_use));
-    v.vars.sweep();
-    v.tensors.sweep();
-    assert!(v.vars.is_empty() && v.tensors.is_empty());
+    assert!(v.replaced.is_empty());
 }

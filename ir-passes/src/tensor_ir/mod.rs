@@ -22,6 +22,7 @@ mod parse;
 mod print;
 mod stmt;
 
+pub mod consistent;
 pub mod interp;
 pub mod passes;
 
