@@ -261,12 +261,19 @@ fn in_place_mode_writes_into_a_unique_block() {
     let mut arr = stmts(vec![alloc(&z), e1.clone(), e1.clone()]);
     drop(z);
     let before = arr.addr();
+    // TVM checks the unique arrays are reused (`extents.get() == extentptr`).
+    let seq_before = block(&arr).seq.as_ptr();
+    let tensor_before = defined_tensor(&block(&arr).seq[0]).addr();
+    let dims_before = defined_tensor(&block(&arr).seq[0]).dims.as_ptr();
     assert!(arr.mutate_in_place(&mut TakeLeft));
     assert_eq!(arr.addr(), before, "unique: the same block");
+    assert_eq!(block(&arr).seq.as_ptr(), seq_before, "and the same vector");
     assert!(block(&arr).seq[1].same_as(&e1) && block(&arr).seq[2].same_as(&e1));
-    // The tensor is uniquely owned too, so it is written in place (TVM's
-    // buffers are immutable, and it gets a new one).
+    // The tensor is uniquely owned too, so it is written in place, dims
+    // vector included (TVM's buffers are immutable, and it gets a new one).
     let b = defined_tensor(&block(&arr).seq[0]);
+    assert_eq!(b.addr(), tensor_before, "the same tensor node");
+    assert_eq!(b.dims.as_ptr(), dims_before, "the same dims vector");
     assert!(b.dims[1].same_as(&x));
     assert_eq!(
         arr.to_string(),

@@ -83,6 +83,43 @@ fn without_explicit_expansion_loops_are_marked() {
     );
 }
 
+/// TVM's last check: `pragma_auto_unroll_max_step = 16` scoped to the first
+/// of two copies of the nest; the second copy keeps the default (no
+/// automatic unrolling). The text format has no attributes, so the scope is
+/// set here: a block around the first copy.
+#[test]
+fn a_step_limit_applies_only_inside_its_scope() {
+    use ir_passes::tensor_ir::passes::MAX_STEP_ATTR;
+    use ir_passes::tensor_ir::{AttrValue, stmts};
+    let f = parse_func(NEST).unwrap();
+    let Stmt::Stmts(body) = &f.body else { panic!() };
+    let nest = body.seq[0].clone();
+    let mut scoped = stmts(vec![nest.clone()]);
+    scoped.attrs_mut().set(MAX_STEP_ATTR, AttrValue::Int(16));
+    let both = f.map_body(|_| stmts(vec![scoped.clone(), nest.clone()]));
+    let config = UnrollConfig {
+        explicit: false,
+        ..UnrollConfig::default()
+    };
+    let out = Unroll::new(config).run_func(&both);
+    let Stmt::Stmts(body) = &out.body else {
+        panic!()
+    };
+    let Stmt::Stmts(first) = &body.seq[0] else {
+        panic!("{out}")
+    };
+    let (Stmt::ForLoop(inside), Stmt::ForLoop(outside)) = (&first.seq[0], &body.seq[1]) else {
+        panic!("{out}")
+    };
+    assert_eq!(inside.kind, ForKind::Unroll, "{out}");
+    assert_eq!(outside.kind, ForKind::Serial, "{out}");
+    assert_eq!(
+        first.attrs.get(MAX_STEP_ATTR),
+        Some(&AttrValue::Int(16)),
+        "the scope keeps its attribute"
+    );
+}
+
 #[test]
 fn a_loop_of_one_iteration_unrolls_when_max_extent_is_one() {
     let text = "func main(n: s64, A: [s32 * n]): void {

@@ -40,7 +40,7 @@
 //! ```
 //!
 //! The flag lives in one per-thread cell, keyed by the node's address and the
-//! pass (its address and type), so nested passes and other threads never see
+//! pass (its address and its type's id), so nested passes and other threads never see
 //! each other's. Memo helpers that only act *before* walking a node
 //! ([`crate::memoized`], [`crate::visited`]) let a node met once pass through
 //! like a default entry hook, since they record nothing for it.
@@ -48,6 +48,7 @@
 //! Per-binding passes over a chain (dead-code elimination, constant folding
 //! of let-bound values) decide per node in a loop with [`mutate_chain`].
 
+use std::any::TypeId;
 use std::cell::Cell;
 
 use crate::mutate::{Mutate, Rebuild, RebuildFields};
@@ -63,12 +64,17 @@ const PASSED: u8 = 2;
 const DEFERRED: u8 = 3;
 
 /// A pass object: its address and its type (two zero-sized passes may share
-/// an address). Type names are compared by content: the same name may live at
-/// several addresses, one per codegen unit.
+/// an address, and so may a pass and the pass it holds as its first field).
+/// Passes borrow, so they are not `'static` and have no `std::any::TypeId`:
+/// `typeid` gives one that ignores lifetimes, compared as one 128-bit value
+/// (type names compared by content cost a string comparison per link, as
+/// their addresses differ between codegen units).
 #[derive(Clone, Copy)]
 struct PassId {
     addr: usize,
-    ty: &'static str,
+    /// `None` only in the cleared flag (`TypeId::of` is not `const` at this
+    /// crate's minimum Rust version).
+    ty: Option<TypeId>,
 }
 
 impl PassId {
@@ -76,13 +82,13 @@ impl PassId {
     fn of<P: ?Sized>(pass: &P) -> Self {
         PassId {
             addr: pass as *const P as *const () as usize,
-            ty: std::any::type_name::<P>(),
+            ty: Some(typeid::of::<P>()),
         }
     }
 
     #[inline(always)]
     fn is(self, other: PassId) -> bool {
-        self.addr == other.addr && (std::ptr::eq(self.ty, other.ty) || self.ty == other.ty)
+        self.addr == other.addr && self.ty == other.ty
     }
 }
 
@@ -95,7 +101,7 @@ struct Flag {
 
 const CLEAR: Flag = Flag {
     node: 0,
-    pass: PassId { addr: 0, ty: "" },
+    pass: PassId { addr: 0, ty: None },
     state: NONE,
 };
 

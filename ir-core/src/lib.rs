@@ -37,6 +37,7 @@ mod mutate;
 mod node;
 pub mod pass;
 pub mod post_order;
+mod rare;
 mod replace_map;
 pub mod stack;
 pub mod structural;
@@ -50,6 +51,7 @@ pub use memo::{MemoMap, VisitedSet, memoized, visited};
 pub use mutate::{__mutate_default, __mutate_default_def, __mutate_entry, __or_clone};
 pub use mutate::{HandleInfo, Mutate, MutateKind, MutateTyped, Rebuild, RebuildFields};
 pub use node::Node;
+pub use rare::Rare;
 pub use replace_map::ReplaceMap;
 pub use structural::StructuralEq;
 #[allow(deprecated)]

@@ -34,7 +34,7 @@
 //! ```
 
 use ir_core::ext::Ext;
-use ir_core::{Mutable, Node, ReplaceMap, StructuralEq, Transformed, Visitable};
+use ir_core::{Mutable, Node, Rare, ReplaceMap, StructuralEq, Transformed, Visitable};
 use ir_passes::relay::{
     Constant, Dim, Expr, ExprMutator, ExprVisitor, ExtPrinter, RelayExtension, Span, Tensor, Type,
     TypeMutator, TypeVisitor, Var,
@@ -137,7 +137,7 @@ impl RelayExtension for RtConstant {
 /// it may reuse (a plain Relay variable when `may_share` is `None`).
 pub fn make_var(name: &str, annotation: Option<Type>, may_share: Option<Expr>) -> Node<Var> {
     Node::new(Var {
-        ext: may_share.map(|value| MayShare { value }.into()),
+        ext: may_share.map(|value| MayShare { value }.into()).into(),
         ..(*Expr::var(name, annotation)).clone()
     })
 }
@@ -220,7 +220,7 @@ impl ExprMutator for DropStaleSharing {
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         let change = match may_share(v) {
             Some(shared) if !shared.is_var() => Transformed::Replace(Node::new(Var {
-                ext: None,
+                ext: Rare::none(),
                 ..(**v).clone()
             })),
             _ => v.rebuild(self),

@@ -1,7 +1,7 @@
 //! Relay expressions.
 
 use ir_core::ext::Ext;
-use ir_core::{Mutable, Node, StructuralEq, Visitable};
+use ir_core::{Mutable, Node, Rare, StructuralEq, Visitable};
 
 use super::extension::RelayExtension;
 
@@ -40,7 +40,8 @@ pub struct Var {
     pub annotation: Option<Type>,
     /// What a downstream dialect attaches to the variable: a node of a kind
     /// it added to [`Expr`] (`Expr::Ext`), such as RAF's `may_share`. It is
-    /// a child, so passes visit it, rewrite it copy-on-write and compare it,
+    /// a child ([`Rare`]: out of line, so Relay's own variables pay a null
+    /// check), so passes visit it, rewrite it copy-on-write and compare it,
     /// and every pass that carries the variable over carries it too. Printed
     /// at definition sites after the name, `%b{...}`, through the kind's
     /// [`RelayExtension::print`]. `None` for Relay's own variables.
@@ -49,7 +50,7 @@ pub struct Var {
     /// maps the old variable to the new one at every use (an
     /// [`ir_core::ReplaceMap`]; `infer-type`, `fold-constant` and `dce` do),
     /// and `dce` never inlines a variable that carries one.
-    pub ext: Option<Expr>,
+    pub ext: Rare<Expr>,
     /// Source position.
     #[ir(skip, eq = false)]
     pub span: Span,
@@ -215,7 +216,7 @@ impl Expr {
         Node::new(Var {
             name: name.to_owned(),
             annotation,
-            ext: None,
+            ext: Rare::none(),
             span: Span::default(),
         })
     }

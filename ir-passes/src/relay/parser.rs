@@ -430,7 +430,7 @@ impl<'a> Parser<'a> {
         Ok(Node::new(Var {
             name,
             annotation,
-            ext: None,
+            ext: ir_core::Rare::none(),
             span,
         }))
     }

@@ -517,7 +517,7 @@ impl Printer {
     fn var_def(&mut self, v: &Node<Var>) {
         let name = self.var_name(v);
         self.write(&name);
-        if let Some(ext) = &v.ext {
+        if let Some(ext) = v.ext.as_ref() {
             self.write("{");
             self.expr(ext);
             self.write("}");

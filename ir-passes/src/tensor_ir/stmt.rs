@@ -182,6 +182,21 @@ impl Stmt {
             Stmt::DefineTensor(n) => &n.attrs,
         }
     }
+
+    /// The node's attributes, to change: the node is copied first when it
+    /// is shared.
+    pub fn attrs_mut(&mut self) -> &mut Attrs {
+        match self {
+            Stmt::Assign(n) => &mut n.make_mut().attrs,
+            Stmt::Stmts(n) => &mut n.make_mut().attrs,
+            Stmt::IfElse(n) => &mut n.make_mut().attrs,
+            Stmt::ForLoop(n) => &mut n.make_mut().attrs,
+            Stmt::Evaluate(n) => &mut n.make_mut().attrs,
+            Stmt::Return(n) => &mut n.make_mut().attrs,
+            Stmt::Define(n) => &mut n.make_mut().attrs,
+            Stmt::DefineTensor(n) => &mut n.make_mut().attrs,
+        }
+    }
 }
 
 /// `func name(params): ret { body }`.

@@ -18,4 +18,4 @@ pub use registry::{DEFAULT_PIPELINE, registry};
 pub use simplify::Simplify;
 pub use substitute::Substitute;
 pub use trip_count::trip_count;
-pub use unroll::{MAX_EXPANSION, UNROLL_ATTR, Unroll, UnrollConfig};
+pub use unroll::{MAX_EXPANSION, MAX_STEP_ATTR, UNROLL_ATTR, Unroll, UnrollConfig};

@@ -1,5 +1,6 @@
 //! How many times a loop runs, when that is known at compile time.
 
+use crate::tensor_ir::attrs::Attrs;
 use crate::tensor_ir::build::constant_of;
 use crate::tensor_ir::dtype::{DType, Value};
 use crate::tensor_ir::expr::Expr;
@@ -81,7 +82,29 @@ pub(crate) fn nth_value(l: &ForLoop, k: u64) -> Expr {
     ConstantFolder::new().fold(&(l.begin.clone() + k * l.step.clone()))
 }
 
-/// The body of a loop that runs once, with its variable bound to `begin`.
+/// The body of a loop that runs once, with its variable bound to `begin`,
+/// carrying the loop's attributes (see [`carry_attrs`]).
 pub(crate) fn single_iteration(l: &ForLoop) -> Stmt {
-    Substitute::var(&l.var, l.begin.clone()).apply_stmt(&l.body)
+    let body = Substitute::var(&l.var, l.begin.clone()).apply_stmt(&l.body);
+    carry_attrs(&l.attrs, body)
+}
+
+/// The statement that takes a removed loop's place, given the loop's
+/// attributes (oneDNN's loop elimination passes a removed loop's
+/// `merge_loop` on): they go to the loop it promotes when its body is one
+/// loop (or a block holding only that), else to the statement itself; the
+/// promoted node's own attributes win a clash.
+pub(crate) fn carry_attrs(attrs: &Attrs, mut promoted: Stmt) -> Stmt {
+    if attrs.is_empty() {
+        return promoted;
+    }
+    let target = match &mut promoted {
+        Stmt::Stmts(b) if b.seq.len() == 1 && matches!(b.seq[0], Stmt::ForLoop(_)) => {
+            &mut b.make_mut().seq[0]
+        }
+        other => other,
+    };
+    let merged = target.attrs().merged(attrs);
+    *target.attrs_mut() = merged;
+    promoted
 }

@@ -13,11 +13,14 @@
 //! depth is within `max_depth`, and `T * steps <= max_step` or
 //! `T <= max_extent`.
 //!
+//! A statement whose attribute [`MAX_STEP_ATTR`] is set uses that step
+//! limit for the loops below it (TVM's `pragma_auto_unroll_max_step`).
+//!
 //! Unlike TVM, an expansion never produces more than [`MAX_EXPANSION`]
 //! statements, whatever the marks and limits say: a loop that would is left
 //! a loop (TVM would exhaust memory on `for i in (0, 1000000000, 1) unroll`).
 
-use ir_core::{Node, ReplaceMap, Transformed};
+use ir_core::{Node, Rebuild, ReplaceMap, Transformed};
 
 use crate::tensor_ir::attrs::AttrValue;
 use crate::tensor_ir::build::stmts;
@@ -32,6 +35,10 @@ use crate::tensor_ir::stmt::{
 /// `unroll` kind does: set by a pass that knows a loop is worth it, read here
 /// after whatever rewrites ran in between.
 pub const UNROLL_ATTR: &str = "unroll";
+
+/// The statement attribute that sets `max_step` for the statements below it
+/// (TVM's `pragma_auto_unroll_max_step` scope), an `Int`.
+pub const MAX_STEP_ATTR: &str = "pragma_auto_unroll_max_step";
 
 /// The most statements one expansion may produce.
 pub const MAX_EXPANSION: u64 = 1 << 16;
@@ -168,6 +175,20 @@ impl ExprMutator for Unroll {
 }
 
 impl StmtMutator for Unroll {
+    fn mutate_stmt(&mut self, s: &Stmt) -> Transformed<Stmt> {
+        // A scope with a step limit of its own.
+        match s.attrs().get(MAX_STEP_ATTR) {
+            Some(&AttrValue::Int(limit)) => {
+                let outer = self.config.max_step;
+                self.config.max_step = u64::try_from(limit).unwrap_or(0);
+                let out = s.rebuild(self);
+                self.config.max_step = outer;
+                out
+            }
+            _ => s.rebuild(self),
+        }
+    }
+
     fn mutate_assign(&mut self, _: &Node<Assign>) -> Transformed<Stmt> {
         self.leaf(true)
     }
