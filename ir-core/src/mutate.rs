@@ -167,9 +167,10 @@ pub fn __mutate_default<M: ?Sized, K: RebuildFields<M> + crate::ChildType, F: Re
     node.rebuild_fields(mutator).map(|k| wrap(Node::new(k)))
 }
 
-/// The body of every generated default definition hook of a mutator.
+/// The body of every generated default definition hook of a mutator
+/// (always inlined, as those hooks are: few kinds, on every binding's path).
 #[doc(hidden)]
-#[inline]
+#[inline(always)]
 pub fn __mutate_default_def<M: ?Sized, K: RebuildFields<M>, F: Rebuild<M>>(
     mutator: &mut M,
     node: &Node<K>,

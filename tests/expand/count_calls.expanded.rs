@@ -520,9 +520,10 @@ pub trait ExprMutator {
     ) -> ::ir_core::Transformed<Expr> {
         ::ir_core::__mutate_default(self, node, Expr::Call)
     }
-    /// Typed fields' dispatch (`ir_core::kind_ref`).
+    /// Typed fields' dispatch (`ir_core::kind_ref`): a match on a
+    /// constant index at every call site, so always inlined.
     #[doc(hidden)]
-    #[inline]
+    #[inline(always)]
     fn __mutate_kind(
         &mut self,
         index: usize,

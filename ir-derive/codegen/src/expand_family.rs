@@ -554,9 +554,11 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
                 Some(path) => quote_spanned!(path.span()=> #path(self, node)),
                 None => quote!(#k::__mutate_default_def(self, node, #fam::#v)),
             };
+            // Definition kinds are few; their default sits on every
+            // binding's path (a let's variable), so it is always inlined.
             quote! {
                 #[doc = #doc]
-                #[inline]
+                #[inline(always)]
                 fn #def_hook(&mut self, node: &#k::Node<#ty>) -> #k::Transformed<#k::Node<#ty>> {
                     #body
                 }
@@ -680,9 +682,10 @@ fn mutator_trait(f: &FamilyModel) -> TokenStream {
             #(#hooks)*
             #category_hooks
             #ext_hook
-            /// Typed fields' dispatch (`ir_core::kind_ref`).
+            /// Typed fields' dispatch (`ir_core::kind_ref`): a match on a
+            /// constant index at every call site, so always inlined.
             #[doc(hidden)]
-            #[inline]
+            #[inline(always)]
             fn __mutate_kind(
                 &mut self,
                 index: usize,

@@ -301,7 +301,7 @@ fn mutable(s: &StructModel) -> TokenStream {
                 #[automatically_derived]
                 impl #impl_g #k::driver::SpineMutate<__M> for #ident #ty_g #head_where {
                     #[allow(unused_variables)]
-                    #[inline]
+                    #[inline(always)]
                     fn rebuild_head(&self, __mutator: &mut __M) -> #k::Transformed<Self> {
                         #lets
                         if #unchanged {
