@@ -102,6 +102,32 @@ fn a_view_must_fit_in_the_memory_it_views() {
 }
 
 #[test]
+fn intrinsics_compute_what_their_names_say() {
+    let out = run(
+        "func main(x: f32, B: [f32 * 7]): s32 {
+  B[0] = abs(x)
+  B[1] = sqrt(abs(x))
+  B[2] = exp(0.0f)
+  B[3] = log(1.0f)
+  B[4] = floor(x)
+  B[5] = ceil(x)
+  B[6] = round(x)
+  return 0
+}",
+        vec![
+            Arg::Scalar(Value::Float(-6.25)),
+            Arg::Buffer(vec![Value::Float(0.0); 7]),
+        ],
+    )
+    .unwrap();
+    let floats = |v: &[f32]| v.iter().map(|&f| Value::Float(f)).collect::<Vec<_>>();
+    assert_eq!(
+        out.buffers,
+        vec![floats(&[6.25, 2.5, 1.0, 0.0, -7.0, -6.0, -6.0])]
+    );
+}
+
+#[test]
 fn a_return_inside_a_loop_ends_the_function() {
     let out = run(
         "func main(): s32 {

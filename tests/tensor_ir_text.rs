@@ -7,6 +7,9 @@ use pretty_assertions::assert_eq;
 #[test]
 fn a_function_round_trips_through_print_and_parse() {
     let text = "func add_one(A: [s32 * 100], n: s32): void {
+  for j in (0, 4, 1) vectorized {
+    A[j] = 0
+  }
   for i in (0, n, 1) parallel {
     var t: s32 = (A[i] + 1)
     A[i] = min(t, 7)
