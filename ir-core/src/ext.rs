@@ -13,7 +13,8 @@
 //!   kind, as easy to write as an upstream hook.
 //!
 //! An upstream kind can also leave an open slot for downstream data, a field
-//! of the family type: Relay's `Var::ext` holds RAF's `MayShare`, so that
+//! of the family type (a [`crate::Rare`] one, usually absent): Relay's
+//! `Var::ext` holds RAF's `MayShare`, so that
 //! RAF's extended variables are Relay variables, bound by `let`s.
 //!
 //! Upstream passes run over IR holding downstream nodes: with no hook for
