@@ -90,14 +90,16 @@ fn a_view_must_fit_in_the_memory_it_views() {
         error(text, vec![Arg::Buffer(ints(&[0; 8]))]),
         "memory for `B` holds 3 elements from where it starts, its layout needs 4"
     );
-    let text = "func main(A: [s32 * 8]): s32 {
-  var x: s32 = 1
-  tensor B: [s32 * 4] = x
-  return 0
+    // A callee's view of float memory as integers is refused too.
+    let text = "func g(B: [s32 * 2]): s32 {
+  return B[0]
+}
+func main(A: [f32 * 8]): s32 {
+  return g(&A[2])
 }";
     assert_eq!(
-        error(text, vec![Arg::Buffer(ints(&[0; 8]))]),
-        "`x` is not a tensor or a tensor pointer"
+        error(text, vec![Arg::Buffer(vec![Value::Float(0.0); 8])]),
+        "`B` has element type s32, the memory it is given holds other values"
     );
 }
 

@@ -46,6 +46,31 @@ fn a_tensor_view_round_trips_and_its_initializer_names_the_outer_tensor() {
 }
 
 #[test]
+fn a_tensor_initializer_is_a_pointer_to_memory_of_its_element_type() {
+    let not_a_pointer =
+        "func f(A: [s32 * 8]): void {\n  var x: s32 = 1\n  tensor B: [s32 * 4] = x\n}";
+    let e = parse_func(not_a_pointer).unwrap_err();
+    assert_eq!(
+        (e.line, e.col, e.message.as_str()),
+        (
+            3,
+            25,
+            "expected a tensor pointer such as `&A[0]` as the tensor's initializer"
+        )
+    );
+    let other_type = "func f(A: [s32 * 8]): void {\n  tensor B: [f32 * 4] = &A[0]\n}";
+    let e = parse_func(other_type).unwrap_err();
+    assert_eq!(
+        (e.line, e.col, e.message.as_str()),
+        (
+            2,
+            25,
+            "a view of `A` (s32 elements) has element type s32, not f32"
+        )
+    );
+}
+
+#[test]
 fn errors_give_line_col_and_what_was_expected() {
     let cases = [
         ("1 +", "1:4: expected an expression, found end of input"),

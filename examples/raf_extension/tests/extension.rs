@@ -213,6 +213,46 @@ def @main(%a: Tensor[(2), float32], %e: Tensor[(2), float32]) {
     );
 }
 
+/// A nested function's parameter that may share a let-bound value: when
+/// folding or the graph normal form substitutes that value, the parameter is
+/// rebuilt and its uses in the function's body follow it.
+#[test]
+fn a_nested_functions_extended_parameter_stays_bound() {
+    let m = program(
+        r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(2), float32]) {
+  let %a = add(1f, 2f);
+  let %f = fn (%e: Tensor[(2), float32]) {
+    negative(%e)
+  };
+  %f(%x)
+}
+"#,
+    );
+    assert!(print_expr(&main_body(&m)).contains("fn (%e{may_share=%a}"));
+    let folded = fold_constant(&main_body(&m));
+    assert!(
+        print_expr(&folded).contains("fn (%e{may_share=3f}"),
+        "{}",
+        print_expr(&folded)
+    );
+    assert_well_formed(&folded);
+    let passes = registry().pipeline("to-gnf").unwrap();
+    let gnf = PassContext::default()
+        .run(&passes, &m)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The printer names the substituted value, now shared, `%0`.
+    assert_eq!(
+        print_expr(&main_body(&gnf)),
+        "free_var %x: Tensor[(2), float32];\n\
+         %0 = add(1f, 2f);\n\
+         (fn (%e{may_share=%0}: Tensor[(2), float32]) {\n  \
+         negative(%e)\n\
+         })(%x)\n"
+    );
+    well_formed(&gnf).unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn fold_constant_keeps_raf_nodes() {
     let m = program(PROGRAM);

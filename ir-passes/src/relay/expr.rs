@@ -47,9 +47,12 @@ pub struct Var {
     /// [`RelayExtension::print`]. `None` for Relay's own variables.
     ///
     /// A pass that changes it at a definition builds a new variable: it then
-    /// maps the old variable to the new one at every use (an
-    /// [`ir_core::ReplaceMap`]; `infer-type`, `fold-constant` and `dce` do),
-    /// and `dce` never inlines a variable that carries one.
+    /// maps the old variable to the new one at every use, overriding
+    /// `mutate_var_def` to record and `mutate_var` to redirect (an
+    /// [`ir_core::ReplaceMap`]; `infer-type`, `fold-constant`, `to-gnf` and
+    /// `dce` do). Left at their defaults, both hooks rebuild the variable
+    /// where they meet it, a new node at every use. `dce` never inlines a
+    /// variable that carries one.
     pub ext: Rare<Expr>,
     /// Source position.
     #[ir(skip, eq = false)]

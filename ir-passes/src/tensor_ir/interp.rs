@@ -265,6 +265,16 @@ impl<'m> Interpreter<'m> {
 
     /// `t` laid out from element `base` of `buffer`, which must hold it.
     fn view_at(&mut self, t: &Tensor, buffer: usize, base: u64) -> Result<View, EvalError> {
+        // Integers of any width share one representation; floats and
+        // booleans do not mix with them.
+        if let Some(held) = self.buffers[buffer].first()
+            && std::mem::discriminant(held) != std::mem::discriminant(&Value::zero(t.elem))
+        {
+            return err(format!(
+                "`{}` has element type {}, the memory it is given holds other values",
+                t.name, t.elem
+            ));
+        }
         let (dims, strides) = self.layout(t)?;
         let needed = extent(&dims, &strides);
         let held = self.buffers[buffer].len() as u64;

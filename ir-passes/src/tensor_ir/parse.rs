@@ -493,9 +493,33 @@ impl Parser {
                 let name = self.ident("a tensor name")?;
                 self.expect(":")?;
                 let t = self.tensor_type(&name)?;
-                // The initializer is read before the tensor is in scope.
+                // The initializer is read before the tensor is in scope: a
+                // pointer to memory of the tensor's element type.
                 let init = if self.eat("=") {
-                    Some(self.expr()?)
+                    let at = self.here().clone();
+                    let init = self.expr()?;
+                    match &init {
+                        Expr::TensorPtr(p) => match &p.base.tensor {
+                            Expr::Tensor(base) if base.elem != t.elem => {
+                                return Err(self.error_at(
+                                    &at,
+                                    format!(
+                                        "a view of `{}` ({} elements) has element type {}, not {}",
+                                        base.name, base.elem, base.elem, t.elem
+                                    ),
+                                ));
+                            }
+                            _ => {}
+                        },
+                        _ => {
+                            return Err(self.error_at(
+                                &at,
+                                "expected a tensor pointer such as `&A[0]` as the tensor's initializer"
+                                    .to_owned(),
+                            ));
+                        }
+                    }
+                    Some(init)
                 } else {
                     None
                 };

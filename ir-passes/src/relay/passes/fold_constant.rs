@@ -93,18 +93,20 @@ impl ExprMutator for ConstantFolder {
         self.substitute.get(&v.id()).cloned().into()
     }
 
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        // What a downstream dialect attached to the variable (`Var::ext`)
+        // may name folded variables: a rebuilt variable (a let's, or a
+        // parameter's) replaces the old one at every use.
+        let rebuilt = v.rebuild(self);
+        if let Transformed::Replace(new) = &rebuilt {
+            self.substitute.insert(v.id(), new.clone().into());
+        }
+        rebuilt
+    }
+
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         mutate_chain(l, self, |pass, l| {
-            // What a downstream dialect attached to the variable (`Var::ext`)
-            // may name folded variables: a rebuilt variable replaces the old
-            // one at every use.
-            let var = match pass.mutate_var_def(&l.var) {
-                Transformed::Keep => l.var.clone(),
-                Transformed::Replace(var) => {
-                    pass.substitute.insert(l.var.id(), var.clone().into());
-                    var
-                }
-            };
+            let var = pass.mutate_var_def(&l.var).unwrap_or_clone(&l.var);
             let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
             if pass.checker.check(&value) {
                 // Substituted into every use: the binding goes.

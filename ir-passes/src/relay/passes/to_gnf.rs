@@ -56,6 +56,16 @@ impl ExprMutator for Gnf {
         self.values.get(&v.id()).cloned().into()
     }
 
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        // A parameter whose `Var::ext` names a substituted variable is
+        // rebuilt: its uses follow it.
+        let rebuilt = v.rebuild(self);
+        if let Transformed::Replace(new) = &rebuilt {
+            self.values.insert(v.id(), new.clone().into());
+        }
+        rebuilt
+    }
+
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         if matches!(l.value, Expr::Function(_)) && uses(&l.value, &l.var) {
             return l.rebuild(self).into();
