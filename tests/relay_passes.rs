@@ -492,3 +492,82 @@ fn well_formedness_reports_unbound_and_rebound_variables() {
         "in @main: %x is bound twice; in @main: %y is used but not bound"
     );
 }
+
+/// Folding never materializes a tensor above its bound: `multiply` of a
+/// `[100000, 1]` and a `[1, 100000]` constant would be 10^10 elements (TVM
+/// aborts on the allocation); the call stays a call, at once.
+#[test]
+fn fold_leaves_a_result_above_its_bound_unfolded() {
+    let column =
+        Expr::constant(Tensor::from_f64s(DType::F32, &[100_000, 1], &[0.5; 100_000]).unwrap());
+    let row =
+        Expr::constant(Tensor::from_f64s(DType::F32, &[1, 100_000], &[2.0; 100_000]).unwrap());
+    let product = Expr::call_op("multiply", vec![column, row]);
+    let out = passes::fold_constant(&product);
+    assert!(out.same_as(&product), "the call is kept as it is");
+    // Within the bound it folds as before.
+    let small = Expr::call_op(
+        "multiply",
+        vec![
+            Expr::constant(Tensor::from_f64s(DType::F32, &[2, 1], &[1.0, 2.0]).unwrap()),
+            Expr::constant(Tensor::from_f64s(DType::F32, &[1, 3], &[1.0, 10.0, 100.0]).unwrap()),
+        ],
+    );
+    let folded = passes::fold_constant(&small);
+    assert_eq!(
+        folded.as_constant().unwrap().data.to_f64s(),
+        [1.0, 10.0, 100.0, 2.0, 20.0, 200.0]
+    );
+}
+
+/// A chain of `concatenate`s each doubling a constant: folding stops at the
+/// bound (here 1,024 elements, as `fold-constant{max-elements=1024}`), where
+/// the unbounded fold would never finish.
+#[test]
+fn fold_stops_doubling_at_its_bound() {
+    let mut text = String::from("let %c0 = expand_dims(1f, axis=0);\n");
+    for i in 1..=39 {
+        text.push_str(&format!(
+            "let %c{i} = concatenate((%c{p}, %c{p}), axis=0);\n",
+            p = i - 1
+        ));
+    }
+    text.push_str("%c39\n");
+    let e = parse_expr(&text).unwrap_or_else(|e| panic!("{e}"));
+    let out = passes::ConstantFolder::with_max_elements(1024).fold(&e);
+    let printed = print_expr(&out);
+    // Folded up to 2^10 elements; the next concatenation is kept.
+    assert!(
+        printed.contains("concatenate((meta[relay.Constant][0], meta[relay.Constant][0]), axis=0)"),
+        "{}",
+        &printed[..printed.len().min(400)]
+    );
+    let m = parse_module(&format!(
+        "#[version = \"0.0.5\"]\ndef @main() {{\n{text}}}\n"
+    ))
+    .unwrap();
+    let passes = registry()
+        .pipeline("fold-constant{max-elements=1024}")
+        .unwrap();
+    assert!(PassContext::default().run(&passes, &m).is_ok());
+    assert_eq!(passes::DEFAULT_MAX_ELEMENTS, 1 << 24);
+}
+
+/// `expand_dims` asking for a billion new axes is a type error, not an
+/// allocation: the folder leaves the call, and type inference reports it.
+#[test]
+fn an_attribute_past_the_largest_rank_is_a_type_error() {
+    let e = parse_expr("expand_dims(1f, axis=0, num_newaxis=1000000000)").unwrap();
+    let out = passes::fold_constant(&e);
+    assert!(out.same_as(&e));
+    let m = parse_module(
+        "#[version = \"0.0.5\"]\ndef @main() {\n  expand_dims(1f, axis=0, num_newaxis=1000000000)\n}\n",
+    )
+    .unwrap();
+    let passes = registry().pipeline("infer-type").unwrap();
+    let err = PassContext::default()
+        .run(&passes, &m)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("above the largest rank 64"), "{err}");
+}

@@ -29,6 +29,10 @@ pub struct OpDef {
     pub eval: fn(&[OpValue], &Attrs) -> Result<OpValue, String>,
 }
 
+/// The largest rank an operator may give its result (attributes asking
+/// for more are a type error, not an allocation).
+pub const MAX_RANK: usize = 64;
+
 /// Looks up an operator by name.
 pub fn op(name: &str) -> Option<&'static OpDef> {
     OPS.iter().find(|o| o.name == name)
@@ -348,10 +352,17 @@ fn expand_dims(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
     if at < 0 || at > rank {
         return Err(format!("axis {axis} is out of range for rank {rank}"));
     }
-    let mut out = shape.to_vec();
-    for _ in 0..num {
-        out.insert(at as usize, Dim::Known(1));
+    if num > MAX_RANK as i64 - rank {
+        return Err(format!(
+            "`num_newaxis` = {num} would give rank {}, above the largest rank {MAX_RANK}",
+            rank.saturating_add(num)
+        ));
     }
+    let at = at as usize;
+    let mut out = Vec::with_capacity(shape.len() + num as usize);
+    out.extend_from_slice(&shape[..at]);
+    out.extend(std::iter::repeat_n(Dim::Known(1), num as usize));
+    out.extend_from_slice(&shape[at..]);
     Ok(out)
 }
 

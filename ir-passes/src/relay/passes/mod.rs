@@ -10,7 +10,7 @@ mod to_gnf;
 
 pub use dce::dead_code_elimination;
 pub use eliminate_cse::eliminate_common_subexpr;
-pub use fold_constant::{ConstantChecker, ConstantFolder, fold_constant};
+pub use fold_constant::{ConstantChecker, ConstantFolder, DEFAULT_MAX_ELEMENTS, fold_constant};
 pub use infer_type::fill_types;
 pub use registry::{DEFAULT_PIPELINE, registry};
 pub use to_anf::to_anf;

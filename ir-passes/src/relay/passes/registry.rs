@@ -5,9 +5,8 @@ use ir_core::pass::{
 };
 use ir_core::{Node, Transformed};
 
-use super::{
-    dead_code_elimination, eliminate_common_subexpr, fill_types, fold_constant, to_anf, to_gnf,
-};
+use super::fold_constant::{ConstantFolder, DEFAULT_MAX_ELEMENTS};
+use super::{dead_code_elimination, eliminate_common_subexpr, fill_types, to_anf, to_gnf};
 use crate::relay::expr::{Expr, Function};
 use crate::relay::module::RelayModule;
 
@@ -38,8 +37,8 @@ fn on_body(
     )
 }
 
-/// The registry of Relay passes: `infer-type`, `fold-constant`, `dce`
-/// (option `inline-once`), `cse`, `to-anf`, `to-gnf`.
+/// The registry of Relay passes: `infer-type`, `fold-constant` (option
+/// `max-elements`), `dce` (option `inline-once`), `cse`, `to-anf`, `to-gnf`.
 pub fn registry() -> PassRegistry<F> {
     let mut r = PassRegistry::new();
     r.register(
@@ -58,10 +57,13 @@ pub fn registry() -> PassRegistry<F> {
     );
     r.register(
         "fold-constant",
-        "evaluate constant subexpressions",
+        "evaluate constant subexpressions (option `max-elements`: the largest result folded)",
         |o: &PassOptions| {
-            o.expect_only(&[])?;
-            Ok(Box::new(on_body("fold-constant", 2, fold_constant)) as Box<dyn Pass<F>>)
+            let max = o.get_u64("max-elements", DEFAULT_MAX_ELEMENTS)?;
+            o.expect_only(&["max-elements"])?;
+            Ok(Box::new(on_body("fold-constant", 2, move |e| {
+                ConstantFolder::with_max_elements(max).fold(e)
+            })) as Box<dyn Pass<F>>)
         },
     );
     r.register("dce", "remove unused let bindings", |o: &PassOptions| {
