@@ -67,11 +67,7 @@ impl Replacements {
         v: &Node<Var>,
         outcome: Transformed<Node<Var>>,
     ) -> Transformed<Node<Var>> {
-        let outcome = match outcome {
-            Transformed::Keep => self.vars.at_use(v),
-            replaced => replaced,
-        };
-        self.vars.record(v, outcome)
+        at_definition(&mut self.vars, v, outcome)
     }
 
     /// At a use of a variable: its replacement, if its definition was replaced.
@@ -85,11 +81,7 @@ impl Replacements {
         t: &Node<Tensor>,
         outcome: Transformed<Node<Tensor>>,
     ) -> Transformed<Node<Tensor>> {
-        let outcome = match outcome {
-            Transformed::Keep => self.tensors.at_use(t),
-            replaced => replaced,
-        };
-        self.tensors.record(t, outcome)
+        at_definition(&mut self.tensors, t, outcome)
     }
 
     /// At a use of a tensor: its replacement, if its definition was replaced.
@@ -109,4 +101,18 @@ impl Replacements {
     pub fn is_empty(&mut self) -> bool {
         self.len() == 0
     }
+}
+
+/// A definition's outcome, or the replacement an earlier run made for a
+/// definition the hook keeps, recorded for later uses.
+fn at_definition<K>(
+    map: &mut ReplaceMap<K>,
+    old: &Node<K>,
+    outcome: Transformed<Node<K>>,
+) -> Transformed<Node<K>> {
+    let outcome = match outcome {
+        Transformed::Keep => map.at_use(old),
+        replaced => replaced,
+    };
+    map.record(old, outcome)
 }
