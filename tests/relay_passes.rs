@@ -220,6 +220,37 @@ def @main(%x: Tensor[(1, 16), float32]) {
 }
 
 #[test]
+fn cse_skips_the_operators_it_is_told_to() {
+    // test_skip: with fskip on `add`, the relus are shared and the adds are not.
+    check(
+        "cse{skip=add}",
+        r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16), float32]) {
+  add(add(nn.relu(%x), 1f), add(nn.relu(%x), 1f))
+}"#,
+        r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16), float32]) {
+  %0 = nn.relu(%x);
+  add(add(%0, 1f), add(%0, 1f))
+}
+"#,
+        &[f32s(&[1, 16], &[-1.0; 16])],
+    );
+    // Several operators, `|`-separated: nothing is shared.
+    let text = r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(1, 16), float32]) {
+  add(add(nn.relu(%x), 1f), add(nn.relu(%x), 1f))
+}
+"#;
+    check(
+        "cse{skip=add|nn.relu}",
+        text,
+        text,
+        &[f32s(&[1, 16], &[-1.0; 16])],
+    );
+}
+
+#[test]
 fn cse_respects_attributes() {
     let text = r#"#[version = "0.0.5"]
 def @main(%x: Tensor[(2, 3), float32]) {

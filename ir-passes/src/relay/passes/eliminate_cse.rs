@@ -38,15 +38,18 @@ fn arg_key(a: &Expr, nested: bool) -> Arg {
 }
 
 #[derive(Default)]
-struct Cse {
+struct Cse<'a> {
     seen: HashMap<(Callee, Vec<Arg>, Attrs), Expr>,
+    /// Operators whose calls are never shared (TVM's `fskip`).
+    skip: &'a [&'a str],
 }
 
 // Types have nothing to eliminate: their hooks keep every node.
-impl TypeRewriter for Cse {}
-impl ExprRewriter for Cse {
+impl TypeRewriter for Cse<'_> {}
+impl ExprRewriter for Cse<'_> {
     fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
         let callee = match post.op.as_op() {
+            Some(op) if self.skip.contains(&op.name.as_str()) => return Transformed::Keep,
             Some(op) => Callee::Op(op.name.clone()),
             None => Callee::Node(post.op.id()),
         };
@@ -64,5 +67,15 @@ impl ExprRewriter for Cse {
 
 /// Shares repeated calls in `e`.
 pub fn eliminate_common_subexpr(e: &Expr) -> Expr {
-    Cse::default().rewrite_expr(e)
+    eliminate_common_subexpr_skipping(e, &[])
+}
+
+/// Shares repeated calls in `e`, except calls of the operators in `skip`
+/// (TVM's `EliminateCommonSubexpr(fskip)`; the pipeline's `cse{skip=a|b}`).
+pub fn eliminate_common_subexpr_skipping(e: &Expr, skip: &[&str]) -> Expr {
+    Cse {
+        seen: HashMap::default(),
+        skip,
+    }
+    .rewrite_expr(e)
 }

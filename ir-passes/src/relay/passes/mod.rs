@@ -9,7 +9,7 @@ mod to_anf;
 mod to_gnf;
 
 pub use dce::dead_code_elimination;
-pub use eliminate_cse::eliminate_common_subexpr;
+pub use eliminate_cse::{eliminate_common_subexpr, eliminate_common_subexpr_skipping};
 pub use fold_constant::{ConstantChecker, ConstantFolder, DEFAULT_MAX_ELEMENTS, fold_constant};
 pub use infer_type::fill_types;
 pub use registry::{DEFAULT_PIPELINE, registry};

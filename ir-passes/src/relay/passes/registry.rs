@@ -6,7 +6,7 @@ use ir_core::pass::{
 use ir_core::{Node, Transformed};
 
 use super::fold_constant::{ConstantFolder, DEFAULT_MAX_ELEMENTS};
-use super::{dead_code_elimination, eliminate_common_subexpr, fill_types, to_anf, to_gnf};
+use super::{dead_code_elimination, eliminate_common_subexpr_skipping, fill_types, to_anf, to_gnf};
 use crate::relay::expr::{Expr, Function};
 use crate::relay::module::RelayModule;
 
@@ -38,7 +38,8 @@ fn on_body(
 }
 
 /// The registry of Relay passes: `infer-type`, `fold-constant` (option
-/// `max-elements`), `dce` (option `inline-once`), `cse`, `to-anf`, `to-gnf`.
+/// `max-elements`), `dce` (option `inline-once`), `cse` (option `skip`),
+/// `to-anf`, `to-gnf`.
 pub fn registry() -> PassRegistry<F> {
     let mut r = PassRegistry::new();
     r.register(
@@ -73,10 +74,21 @@ pub fn registry() -> PassRegistry<F> {
             dead_code_elimination(e, inline_once)
         })) as Box<dyn Pass<F>>)
     });
-    r.register("cse", "share repeated calls", |o: &PassOptions| {
-        o.expect_only(&[])?;
-        Ok(Box::new(on_body("cse", 3, eliminate_common_subexpr)) as Box<dyn Pass<F>>)
-    });
+    r.register(
+        "cse",
+        "share repeated calls (option `skip`: operators never shared, `skip=add|nn.relu`)",
+        |o: &PassOptions| {
+            let skip: Vec<String> = o
+                .get("skip")
+                .map(|s| s.split('|').map(|op| op.trim().to_owned()).collect())
+                .unwrap_or_default();
+            o.expect_only(&["skip"])?;
+            Ok(Box::new(on_body("cse", 3, move |e| {
+                let skip: Vec<&str> = skip.iter().map(String::as_str).collect();
+                eliminate_common_subexpr_skipping(e, &skip)
+            })) as Box<dyn Pass<F>>)
+        },
+    );
     r.register(
         "to-anf",
         "bind every compound subexpression with a let (A-normal form)",
