@@ -8,7 +8,8 @@
 
 use std::collections::BTreeMap;
 
-use ir_core::{IdMap, Node, stack};
+use ir_core::{Id, Node, stack};
+use rustc_hash::FxHashMap;
 
 use super::prim::{BinOp, PrimExpr, PrimVar};
 
@@ -27,10 +28,16 @@ struct Poly {
 #[derive(Default)]
 struct Atoms {
     exprs: Vec<PrimExpr>,
-    /// Symbolic variables, by node.
-    vars: IdMap<Node<PrimVar>, AtomKey>,
-    /// Unresolved operations, by their simplified form.
-    opaque: BTreeMap<String, AtomKey>,
+    index: FxHashMap<Atom, AtomKey>,
+}
+
+/// What an atom stands for.
+#[derive(PartialEq, Eq, Hash)]
+enum Atom {
+    /// A symbolic variable, by node.
+    Var(Id<Node<PrimVar>>),
+    /// An operation left unresolved, by its simplified form.
+    Opaque(String),
 }
 
 /// Beyond this many terms a product is kept as an atom, so that simplifying
@@ -148,14 +155,7 @@ impl Atoms {
     fn poly(&mut self, e: &PrimExpr) -> Option<Poly> {
         stack::guarded(|| match e {
             PrimExpr::IntImm(n) => Some(Poly::constant(n.value)),
-            PrimExpr::PrimVar(v) => {
-                let next = self.exprs.len();
-                let key = *self.vars.entry(v.id()).or_insert(next);
-                if key == next {
-                    self.exprs.push(e.clone());
-                }
-                Some(Poly::atom(key))
-            }
+            PrimExpr::PrimVar(v) => Some(Poly::atom(self.intern(Atom::Var(v.id()), e))),
             _ => {
                 let (op, a, b) = e.as_binary_parts()?;
                 let (pa, pb) = (self.poly(a)?, self.poly(b)?);
@@ -211,12 +211,12 @@ impl Atoms {
         let (ea, eb) = (self.expr(a), self.expr(b));
         let expr = PrimExpr::binary(op, ea, eb);
         let key = format!("({op:?} {} {})", key_of(a), key_of(b));
-        Poly::atom(self.intern(key, &expr))
+        Poly::atom(self.intern(Atom::Opaque(key), &expr))
     }
 
-    fn intern(&mut self, identity: String, e: &PrimExpr) -> AtomKey {
+    fn intern(&mut self, identity: Atom, e: &PrimExpr) -> AtomKey {
         let next = self.exprs.len();
-        let key = *self.opaque.entry(identity).or_insert(next);
+        let key = *self.index.entry(identity).or_insert(next);
         if key == next {
             self.exprs.push(e.clone());
         }

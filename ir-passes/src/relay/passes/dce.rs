@@ -7,6 +7,7 @@ use ir_core::driver::{SpineMutate, mutate_chain};
 
 use ir_core::{IdMap, IdSet, MemoMap, Node, Transformed, VisitedSet, Walk};
 
+use super::rebind::rebuild_definition;
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
 use crate::relay::ty::{TypeMutator, TypeVisitor};
 
@@ -94,6 +95,12 @@ impl ExprMutator for Eliminate {
         self.inlined.get(&v.id()).cloned().into()
     }
 
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        // The variable's data (`Var::ext`) named an inlined variable: every
+        // use follows the rebuilt variable.
+        rebuild_definition(self, v, |pass| &mut pass.inlined)
+    }
+
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         mutate_chain(l, self, |pass, l| {
             let uses = pass.uses.get(&l.var.id()).copied().unwrap_or(0);
@@ -108,15 +115,7 @@ impl ExprMutator for Eliminate {
                 }
                 return None;
             }
-            let head = l.rebuild_head(pass);
-            if let Transformed::Replace(new) = &head
-                && !new.var.same_as(&l.var)
-            {
-                // The variable's data named an inlined variable: every use
-                // follows the rebuilt variable.
-                pass.inlined.insert(l.var.id(), new.var.clone().into());
-            }
-            Some(head)
+            Some(l.rebuild_head(pass))
         })
     }
 }

@@ -7,6 +7,7 @@ use ir_core::driver::mutate_chain;
 
 use ir_core::{Family, IdMap, MemoMap, Node, Transformed};
 
+use super::rebind::rebuild_definition;
 use crate::relay::expr::{
     Call, Constant, Expr, ExprMutator, ExprVisitor, If, Let, TupleGetItem, Var,
 };
@@ -150,11 +151,7 @@ impl ExprMutator for ConstantFolder {
         // What a downstream dialect attached to the variable (`Var::ext`)
         // may name folded variables: a rebuilt variable (a let's, or a
         // parameter's) replaces the old one at every use.
-        let rebuilt = v.rebuild(self);
-        if let Transformed::Replace(new) = &rebuilt {
-            self.substitute.insert(v.id(), new.clone().into());
-        }
-        rebuilt
+        rebuild_definition(self, v, |pass| &mut pass.substitute)
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {

@@ -4,6 +4,7 @@ mod dce;
 mod eliminate_cse;
 mod fold_constant;
 mod infer_type;
+mod rebind;
 mod registry;
 mod to_anf;
 mod to_gnf;

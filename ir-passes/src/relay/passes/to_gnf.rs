@@ -6,6 +6,7 @@ use std::ops::ControlFlow;
 
 use ir_core::{IdMap, MemoMap, Node, Transformed, VisitedSet};
 
+use super::rebind::rebuild_definition;
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
 use crate::relay::ty::{TypeMutator, TypeVisitor};
 
@@ -59,11 +60,7 @@ impl ExprMutator for Gnf {
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         // A parameter whose `Var::ext` names a substituted variable is
         // rebuilt: its uses follow it.
-        let rebuilt = v.rebuild(self);
-        if let Transformed::Replace(new) = &rebuilt {
-            self.values.insert(v.id(), new.clone().into());
-        }
-        rebuilt
+        rebuild_definition(self, v, |pass| &mut pass.values)
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
