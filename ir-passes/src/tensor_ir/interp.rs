@@ -301,28 +301,26 @@ impl<'m> Interpreter<'m> {
         })
     }
 
-    /// The memory a tensor pointer names: a buffer and an element in it.
-    fn memory(&mut self, e: &Expr) -> Result<Bound, EvalError> {
-        match e {
+    /// The memory a tensor or a tensor pointer names: a buffer, and the
+    /// element where it starts.
+    fn memory(&mut self, e: &Expr) -> Result<(usize, u64), EvalError> {
+        let (buffer, base) = match e {
             Expr::Tensor(t) => {
                 let view = self.view_of(t)?;
-                Ok(Bound::Memory {
-                    buffer: view.buffer,
-                    base: view.base,
-                })
+                (view.buffer, view.base)
             }
             Expr::TensorPtr(p) => {
                 let (buffer, offset) = self.element(&p.base.tensor, &p.base.index)?;
-                Ok(Bound::Memory {
-                    buffer,
-                    base: offset as u64,
-                })
+                (buffer, offset as u64)
             }
-            other => err(format!(
-                "`{}` is not a tensor or a tensor pointer",
-                super::print::print_expr(other)
-            )),
-        }
+            other => {
+                return err(format!(
+                    "`{}` is not a tensor or a tensor pointer",
+                    super::print::print_expr(other)
+                ));
+            }
+        };
+        Ok((buffer, base))
     }
 
     /// A tensor's dims and strides, evaluated.
@@ -441,11 +439,8 @@ impl<'m> Interpreter<'m> {
                 self.frame().vars.insert(d.var.id(), v);
                 Ok(Flow::Next)
             }
-            Stmt::DefineTensor(d) if d.init.is_some() => {
-                let init = d.init.as_ref().expect("matched");
-                let Bound::Memory { buffer, base } = self.memory(init)? else {
-                    unreachable!("memory() gives memory")
-                };
+            Stmt::DefineTensor(d) if let Some(init) = &d.init => {
+                let (buffer, base) = self.memory(init)?;
                 let view = self.view_at(&d.tensor, buffer, base)?;
                 self.frame().tensors.insert(d.tensor.id(), view);
                 Ok(Flow::Next)
@@ -632,7 +627,10 @@ impl<'m> Interpreter<'m> {
                 let mut args = Vec::with_capacity(c.args.len());
                 for a in &c.args {
                     args.push(match a {
-                        Expr::Tensor(_) | Expr::TensorPtr(_) => self.memory(a)?,
+                        Expr::Tensor(_) | Expr::TensorPtr(_) => {
+                            let (buffer, base) = self.memory(a)?;
+                            Bound::Memory { buffer, base }
+                        }
                         _ => Bound::Scalar(self.eval(a)?),
                     });
                 }
