@@ -439,14 +439,15 @@ impl<'m> Interpreter<'m> {
                 self.frame().vars.insert(d.var.id(), v);
                 Ok(Flow::Next)
             }
-            Stmt::DefineTensor(d) if let Some(init) = &d.init => {
-                let (buffer, base) = self.memory(init)?;
-                let view = self.view_at(&d.tensor, buffer, base)?;
-                self.frame().tensors.insert(d.tensor.id(), view);
-                Ok(Flow::Next)
-            }
             Stmt::DefineTensor(d) => {
                 let t = &d.tensor;
+                // A view of existing memory: nothing allocated.
+                if let Some(init) = &d.init {
+                    let (buffer, base) = self.memory(init)?;
+                    let view = self.view_at(t, buffer, base)?;
+                    self.frame().tensors.insert(t.id(), view);
+                    return Ok(Flow::Next);
+                }
                 let (dims, strides) = self.layout(t)?;
                 let len = usize::try_from(extent(&dims, &strides)).unwrap_or(usize::MAX);
                 let zero = Value::zero(t.elem);
