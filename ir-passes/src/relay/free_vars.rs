@@ -2,7 +2,7 @@
 
 use std::ops::ControlFlow;
 
-use ir_core::{IdSet, Node, VisitedSet};
+use ir_core::{IdMap, IdSet, Node, VisitedSet};
 
 use super::expr::{Expr, ExprVisitor, Function, Var};
 use super::ty::{Type, TypeVisitor};
@@ -61,4 +61,91 @@ pub fn function_free_vars(f: &Node<Function>) -> Vec<Node<Var>> {
     let mut free = Free::default();
     free.visit_function(f);
     free.free
+}
+
+/// One function's walk in [`free_vars_of_functions`].
+#[derive(Default)]
+struct Frame {
+    bound: IdSet<Node<Var>>,
+    seen: IdSet<Node<Var>>,
+    used: Vec<Node<Var>>,
+    visited: VisitedSet<Expr>,
+}
+
+struct FreeOfFunctions {
+    frames: Vec<Frame>,
+    found: IdMap<Node<Function>, Vec<Node<Var>>>,
+}
+
+impl FreeOfFunctions {
+    fn use_var(&mut self, v: &Node<Var>) {
+        if let Some(frame) = self.frames.last_mut()
+            && frame.seen.insert(v.id())
+        {
+            frame.used.push(v.clone());
+        }
+    }
+}
+
+impl TypeVisitor for FreeOfFunctions {
+    fn visit_type(&mut self, _: &Type) {}
+}
+impl ExprVisitor for FreeOfFunctions {
+    fn visit_expr(&mut self, e: &Expr) {
+        // Shared nodes once per function: a node shared by two functions
+        // may use variables free in both.
+        ir_core::visit_preorder(self, e, |pass, e| {
+            let first = pass
+                .frames
+                .last_mut()
+                .is_none_or(|frame| e.is_var() || frame.visited.first_visit(e));
+            if first {
+                ControlFlow::Continue(())
+            } else {
+                ControlFlow::Break(())
+            }
+        })
+    }
+    fn visit_function(&mut self, f: &Node<Function>) {
+        if let Some(free) = self.found.get(&f.id()) {
+            for v in free.clone() {
+                self.use_var(&v);
+            }
+            return;
+        }
+        self.frames.push(Frame::default());
+        f.walk(self);
+        let frame = self.frames.pop().unwrap_or_default();
+        let free: Vec<Node<Var>> = frame
+            .used
+            .into_iter()
+            .filter(|v| !frame.bound.contains(&v.id()))
+            .collect();
+        for v in &free {
+            self.use_var(v);
+        }
+        self.found.insert(f.id(), free);
+    }
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.bound.insert(v.id());
+        }
+        v.walk(self);
+    }
+    fn visit_var(&mut self, v: &Node<Var>) {
+        self.use_var(v);
+    }
+}
+
+/// The free variables of `f` and of every function nested in it, by
+/// function, each in order of first use: one walk, so that `n` nested
+/// functions are not walked `n` times (as [`function_free_vars`] on each
+/// would). A node shared by several functions is walked once in each.
+pub fn free_vars_of_functions(f: &Node<Function>) -> IdMap<Node<Function>, Vec<Node<Var>>> {
+    let mut walk = FreeOfFunctions {
+        frames: Vec::new(),
+        found: IdMap::default(),
+    };
+    walk.visit_function(f);
+    walk.found
 }

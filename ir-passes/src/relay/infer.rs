@@ -66,6 +66,47 @@ pub fn is_complete(t: &Type) -> bool {
     })
 }
 
+/// Memoized [`is_complete`]: each distinct type node is looked at once, so
+/// that checking the types of nested functions or tuples, each holding the
+/// next, costs time linear in the types, not in their depth at every level.
+#[derive(Default)]
+pub struct CompleteTypes {
+    memo: IdMap<Type, bool>,
+    /// Keeps the checked nodes alive, so an address is never reused while the memo lives.
+    keep: Vec<Type>,
+}
+
+impl CompleteTypes {
+    /// `is_complete(t)`, remembered per node.
+    pub fn check(&mut self, t: &Type) -> bool {
+        guarded(|| match t {
+            Type::TensorType(_) => true,
+            Type::IncompleteType(_) => false,
+            Type::TupleType(_) | Type::FuncType(_) => {
+                if let Some(&complete) = self.memo.get(&t.id()) {
+                    return complete;
+                }
+                let complete = match t {
+                    Type::TupleType(tuple) => tuple.fields.iter().all(|f| self.check(f)),
+                    Type::FuncType(f) => {
+                        f.params.iter().all(|p| self.check(p)) && self.check(&f.ret)
+                    }
+                    _ => unreachable!("matched above"),
+                };
+                self.memo.insert(t.id(), complete);
+                self.keep.push(t.clone());
+                complete
+            }
+        })
+    }
+}
+
+/// Structural equality of types, at once for one node (types are shared:
+/// comparing a type with itself must not walk it).
+fn same_type(a: &Type, b: &Type) -> bool {
+    a.same_as(b) || structural_eq(a, b)
+}
+
 /// Infers the types in one function of `module`; returns them and the function's type.
 pub fn infer_function(
     module: &RelayModule,
@@ -75,6 +116,7 @@ pub fn infer_function(
         module,
         map: TypeMap::default(),
         globals: FxHashMap::default(),
+        complete: CompleteTypes::default(),
     };
     let t = cx.function(f, Span::default())?;
     Ok((cx.map, t))
@@ -92,6 +134,7 @@ struct Infer<'m> {
     module: &'m RelayModule,
     map: TypeMap,
     globals: FxHashMap<String, Type>,
+    complete: CompleteTypes,
 }
 
 fn err<T>(span: Span, message: impl Into<String>) -> Result<T, TypeError> {
@@ -151,7 +194,9 @@ impl Infer<'_> {
 
     fn declare(&mut self, v: &Node<Var>, value: Option<Type>, span: Span) -> Result<(), TypeError> {
         let t = match (&v.annotation, value) {
-            (Some(a), Some(t)) if is_complete(a) && is_complete(&t) && !structural_eq(a, &t) => {
+            (Some(a), Some(t))
+                if self.complete.check(a) && self.complete.check(&t) && !same_type(a, &t) =>
+            {
                 return err(
                     span,
                     format!(
@@ -162,7 +207,7 @@ impl Infer<'_> {
                     ),
                 );
             }
-            (Some(a), _) if is_complete(a) => a.clone(),
+            (Some(a), _) if self.complete.check(a) => a.clone(),
             (_, Some(t)) => t,
             (Some(a), None) => a.clone(),
             (None, None) => Type::incomplete(),
@@ -179,7 +224,9 @@ impl Infer<'_> {
         }
         let body = self.expr(&f.body)?;
         let ret = match &f.ret_type {
-            Some(r) if is_complete(r) && is_complete(&body) && !structural_eq(r, &body) => {
+            Some(r)
+                if self.complete.check(r) && self.complete.check(&body) && !same_type(r, &body) =>
+            {
                 return err(
                     span,
                     format!(
@@ -189,7 +236,7 @@ impl Infer<'_> {
                     ),
                 );
             }
-            Some(r) if is_complete(r) => r.clone(),
+            Some(r) if self.complete.check(r) => r.clone(),
             _ => body,
         };
         Ok(FuncType { params, ret }.into())
@@ -291,7 +338,7 @@ impl Infer<'_> {
                                 ),
                             );
                         }
-                        if !args.iter().all(is_complete) {
+                        if !args.iter().all(|a| self.complete.check(a)) {
                             Type::incomplete()
                         } else {
                             (def.infer)(&args, &c.attrs)
@@ -311,7 +358,10 @@ impl Infer<'_> {
                                 );
                             }
                             for (i, (p, a)) in f.params.iter().zip(&args).enumerate() {
-                                if is_complete(p) && is_complete(a) && !structural_eq(p, a) {
+                                if self.complete.check(p)
+                                    && self.complete.check(a)
+                                    && !same_type(p, a)
+                                {
                                     return err(
                                         span,
                                         format!(
@@ -371,7 +421,7 @@ impl Infer<'_> {
                     );
                 }
                 let (a, b) = (self.expr(&i.then_branch)?, self.expr(&i.else_branch)?);
-                if is_complete(&a) && is_complete(&b) && !structural_eq(&a, &b) {
+                if self.complete.check(&a) && self.complete.check(&b) && !same_type(&a, &b) {
                     return err(
                         span,
                         format!(
@@ -381,7 +431,7 @@ impl Infer<'_> {
                         ),
                     );
                 }
-                if is_complete(&a) { a } else { b }
+                if self.complete.check(&a) { a } else { b }
             }
         })
     }

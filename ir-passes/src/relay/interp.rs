@@ -5,7 +5,7 @@ use ir_core::stack::guarded;
 use ir_core::{Family, Id, IdMap, Node};
 
 use super::expr::{Expr, Function, Var};
-use super::free_vars::function_free_vars;
+use super::free_vars::free_vars_of_functions;
 use super::module::RelayModule;
 use super::ops::{OpValue, op};
 use super::tensor::Tensor;
@@ -234,11 +234,12 @@ impl<'m> Interpreter<'m> {
     }
 
     fn close(&mut self, f: &Node<Function>, recursive: Option<Node<Var>>) -> Closure {
-        let free = self
-            .free_vars
-            .entry(f.id())
-            .or_insert_with(|| function_free_vars(f))
-            .clone();
+        if !self.free_vars.contains_key(&f.id()) {
+            // Every function nested in `f` at once: closing them one by one
+            // would walk `n` nested functions `n` times.
+            self.free_vars.extend(free_vars_of_functions(f));
+        }
+        let free = self.free_vars.get(&f.id()).cloned().unwrap_or_default();
         let captured = free
             .into_iter()
             .filter(|v| recursive.as_ref().is_none_or(|r| !r.same_as(v)))

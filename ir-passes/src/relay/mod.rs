@@ -42,7 +42,7 @@ pub use expr::{
 };
 pub use extension::{ExtPrinter, RelayExtension};
 pub use free_vars::{free_vars, function_free_vars};
-pub use infer::{TypeError, TypeMap, check_module, infer_function, is_complete};
+pub use infer::{CompleteTypes, TypeError, TypeMap, check_module, infer_function, is_complete};
 pub use interp::{Closure, Value, eval_expr, run_main};
 pub use module::RelayModule;
 pub use ops::{OpDef, OpValue, op, op_names};

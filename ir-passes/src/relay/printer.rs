@@ -1,23 +1,33 @@
 //! Printing in TVM's text format (0.0.5), so that printing then parsing gives
 //! a structurally equal program: graph nodes used more than once are bound
 //! once with `%N = ...;` (sharing survives), non-scalar constants go to the
-//! `#[metadata]` section, variable names are made unique.
+//! `#[metadata]` section, variable names are made unique per function.
+//!
+//! Linear in the program at every shape. Text is written once into an
+//! arena, and a nested block (an if branch, a function body) joins its line
+//! as a reference, not as a copy: the document is flattened once at the end
+//! ([`Doc`]). Indentation stops growing at [`MAX_INDENT`] levels, so that a
+//! million nested ifs print in linear space. Shared nodes are placed with
+//! jump pointers over the block tree ([`Placement`]).
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::FxHashMap;
+use std::fmt::Write;
 use std::ops::ControlFlow;
 
 use super::extension::ExtPrinter;
 use super::free_vars::free_vars;
-use std::fmt::Write;
 
 use ir_core::stack::guarded;
 use ir_core::{Family, Id, IdMap, Node};
-use rustc_hash::FxHashMap;
 
 use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
 use super::module::RelayModule;
 use super::tensor::Tensor;
 use super::ty::{Type, TypeVisitor};
+
+/// Nesting deeper than this many blocks is printed at this indentation:
+/// indenting every level would make the text of `n` nested blocks grow as `n²`.
+pub const MAX_INDENT: usize = 32;
 
 /// Prints a module: the version header, each `def`, and metadata if any.
 pub fn print_module(module: &RelayModule) -> String {
@@ -29,12 +39,14 @@ pub fn print_module(module: &RelayModule) -> String {
         p.place_bindings(&function.body);
         p.begin_block(ROOT);
         p.line_start();
-        p.write(&format!("def @{name}"));
+        p.write("def @");
+        p.write(name);
         p.signature(function);
         p.write(" ");
         p.braced_seq(&function.body, ROOT);
         p.line_end();
-        out.push_str(&p.end_block());
+        let block = p.end_block();
+        p.doc.flatten(&p.doc.blocks[block], &mut out);
     }
     out.push_str(&p.metadata());
     out
@@ -55,7 +67,9 @@ pub fn print_expr(e: &Expr) -> String {
         p.line_end();
     }
     p.seq(e);
-    let mut out = p.end_block();
+    let block = p.end_block();
+    let mut out = String::new();
+    p.doc.flatten(&p.doc.blocks[block], &mut out);
     out.push_str(&p.metadata());
     out
 }
@@ -110,33 +124,223 @@ fn write_type(out: &mut String, t: &Type) {
 type BlockKey = (Option<Id<Expr>>, u8);
 const ROOT: BlockKey = (None, 0);
 
+/// A piece of a block's text.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    /// Text in the arena.
+    Text(usize, usize),
+    /// A nested block, in place.
+    Block(usize),
+    /// Indentation by this many levels (at most [`MAX_INDENT`] printed).
+    Indent(usize),
+}
+
+/// The text being printed: an arena of text, the finished lines of every
+/// block as parts, and the lines being built (a binding placed in an outer
+/// block is built while the line that uses it is still open).
+#[derive(Default)]
+struct Doc {
+    arena: String,
+    /// Each block's finished lines, in order.
+    blocks: Vec<Vec<Part>>,
+    /// The parts of the lines being built, innermost last.
+    line: Vec<Part>,
+    /// Where each line being built begins in `line`.
+    line_starts: Vec<usize>,
+}
+
+impl Doc {
+    fn clear(&mut self) {
+        self.arena.clear();
+        self.blocks.clear();
+        self.line.clear();
+        self.line_starts.clear();
+    }
+
+    /// Appends to the line being built (merging with its last text).
+    fn write(&mut self, s: &str) {
+        let Some(&line_start) = self.line_starts.last() else {
+            return;
+        };
+        let start = self.arena.len();
+        self.arena.push_str(s);
+        let end = self.arena.len();
+        if self.line.len() > line_start
+            && let Some(Part::Text(_, last)) = self.line.last_mut()
+            && *last == start
+        {
+            *last = end;
+            return;
+        }
+        self.line.push(Part::Text(start, end));
+    }
+
+    fn push(&mut self, part: Part) {
+        if !self.line_starts.is_empty() {
+            self.line.push(part);
+        }
+    }
+
+    fn new_block(&mut self) -> usize {
+        self.blocks.push(Vec::new());
+        self.blocks.len() - 1
+    }
+
+    fn line_start(&mut self) {
+        self.line_starts.push(self.line.len());
+    }
+
+    /// Ends the innermost line being built into `block`, indented.
+    fn line_end_into(&mut self, block: usize, indent: usize) {
+        let start = self.line_starts.pop().unwrap_or(self.line.len());
+        let mut parts = std::mem::take(&mut self.blocks[block]);
+        parts.push(Part::Indent(indent));
+        parts.extend(self.line.drain(start..));
+        self.blocks[block] = parts;
+        self.line_start();
+        self.write("\n");
+        let start = self.line_starts.pop().unwrap_or(self.line.len());
+        let newline: Vec<Part> = self.line.drain(start..).collect();
+        self.blocks[block].extend(newline);
+    }
+
+    /// Ends the innermost line being built, giving its parts.
+    fn take_line(&mut self) -> Vec<Part> {
+        let start = self.line_starts.pop().unwrap_or(self.line.len());
+        self.line.drain(start..).collect()
+    }
+
+    /// Writes `parts`, and the blocks they hold, to `out`: one pass, nested
+    /// blocks followed with an explicit stack.
+    fn flatten(&self, parts: &[Part], out: &mut String) {
+        let mut stack: Vec<(&[Part], usize)> = vec![(parts, 0)];
+        while let Some((parts, i)) = stack.pop() {
+            let Some(part) = parts.get(i) else {
+                continue;
+            };
+            stack.push((parts, i + 1));
+            match *part {
+                Part::Text(start, end) => out.push_str(&self.arena[start..end]),
+                Part::Indent(levels) => {
+                    for _ in 0..levels.min(MAX_INDENT) {
+                        out.push_str("  ");
+                    }
+                }
+                Part::Block(b) => stack.push((&self.blocks[b], 0)),
+            }
+        }
+    }
+}
+
+/// The blocks of one function as a tree, with jump pointers, so that the
+/// innermost block enclosing two blocks is found in time logarithmic in
+/// their depth (Myers' skew-binary jump pointers: one extra index per block).
+struct BlockTree {
+    parent: Vec<usize>,
+    depth: Vec<usize>,
+    jump: Vec<usize>,
+}
+
+impl BlockTree {
+    /// The tree of the function body alone, block 0.
+    fn new() -> Self {
+        BlockTree {
+            parent: vec![0],
+            depth: vec![0],
+            jump: vec![0],
+        }
+    }
+
+    fn add(&mut self, parent: usize) -> usize {
+        let up = self.jump[parent];
+        let jump =
+            if self.depth[parent] - self.depth[up] == self.depth[up] - self.depth[self.jump[up]] {
+                self.jump[up]
+            } else {
+                parent
+            };
+        self.parent.push(parent);
+        self.depth.push(self.depth[parent] + 1);
+        self.jump.push(jump);
+        self.parent.len() - 1
+    }
+
+    /// The ancestor of `b` at `depth` (at most `b`'s own).
+    fn ancestor(&self, mut b: usize, depth: usize) -> usize {
+        while self.depth[b] > depth {
+            b = if self.depth[self.jump[b]] >= depth {
+                self.jump[b]
+            } else {
+                self.parent[b]
+            };
+        }
+        b
+    }
+
+    /// The innermost block enclosing both `a` and `b`.
+    fn common(&self, a: usize, b: usize) -> usize {
+        let (mut a, mut b) = if self.depth[a] >= self.depth[b] {
+            (self.ancestor(a, self.depth[b]), b)
+        } else {
+            (a, self.ancestor(b, self.depth[a]))
+        };
+        // Same depth from here on, so the jumps of both land at one depth.
+        while a != b {
+            if self.jump[a] == self.jump[b] {
+                a = self.parent[a];
+                b = self.parent[b];
+            } else {
+                a = self.jump[a];
+                b = self.jump[b];
+            }
+        }
+        a
+    }
+}
+
+/// An open block: its place in the document, its key, its indentation, and
+/// the open block of the same key it hides (the module's `ROOT` holds the
+/// function's `ROOT`).
+struct OpenBlock {
+    doc: usize,
+    key: BlockKey,
+    indent: usize,
+    hides: Option<usize>,
+}
+
 #[derive(Default)]
 struct Printer {
-    /// Open blocks: key, finished text, indentation.
-    blocks: Vec<(BlockKey, String, usize)>,
+    doc: Doc,
+    /// Open blocks, innermost last.
+    open: Vec<OpenBlock>,
+    /// The innermost open block of each key, as an index into `open`.
+    open_by_key: FxHashMap<BlockKey, usize>,
     /// The block each shared compound node is bound in: the innermost block
     /// enclosing all its uses, so its `%N = ...;` precedes every use.
     place: IdMap<Expr, BlockKey>,
-    /// Lines being built (a nested binding starts a new one).
-    lines: Vec<String>,
     indent: usize,
     /// References to each shared node (only nodes with several handles are counted).
     uses: IdMap<Expr, u32>,
-    /// `%N` of graph nodes already bound.
-    bound: IdMap<Expr, String>,
+    /// `N` of `%N` of graph nodes already bound.
+    bound: IdMap<Expr, usize>,
     next_binding: usize,
+    /// Printed names of variables, without `%`.
     var_names: IdMap<Node<Var>, String>,
-    taken: HashSet<String>,
+    /// Names given in this function, and the next suffix to try for each base.
+    taken: FxHashMap<String, usize>,
     meta: Vec<Tensor>,
     meta_index: IdMap<Node<Constant>, usize>,
 }
 
 impl Printer {
     fn reset_function(&mut self) {
+        self.doc.clear();
         self.uses.clear();
         self.place.clear();
         self.bound.clear();
         self.next_binding = 0;
+        self.var_names.clear();
+        self.taken.clear();
     }
 
     fn count_uses(&mut self, e: &Expr) {
@@ -162,128 +366,137 @@ impl Printer {
     }
 
     /// Places each shared compound node in the innermost block enclosing all
-    /// its uses (blocks follow the printer: if branches, function bodies, lets
-    /// in expression position). Scopes move outward only, so a worklist settles.
+    /// its uses (blocks follow the printer: if branches, function bodies,
+    /// lets in expression position). A node is placed once all its users
+    /// are (Kahn's order over the graph), so each node is visited once and
+    /// each use of a shared node costs one query on the block tree.
     fn place_bindings(&mut self, root: &Expr) {
-        let mut owner: FxHashMap<BlockKey, Id<Expr>> = FxHashMap::default();
-        let mut scope_of: IdMap<Expr, BlockKey> = IdMap::default();
-        let parent = |owner: &FxHashMap<BlockKey, Id<Expr>>,
-                      scope_of: &IdMap<Expr, BlockKey>,
-                      k: BlockKey| {
-            owner
-                .get(&k)
-                .map(|o| scope_of.get(o).copied().unwrap_or(ROOT))
-        };
-        let lca = |owner: &FxHashMap<BlockKey, Id<Expr>>,
-                   scope_of: &IdMap<Expr, BlockKey>,
-                   a: BlockKey,
-                   b: BlockKey| {
-            let chain = |mut k: BlockKey| {
-                let mut v = vec![k];
-                while let Some(p) = parent(owner, scope_of, k) {
-                    v.push(p);
-                    k = p;
+        let mut tree = BlockTree::new();
+        let mut keys: Vec<BlockKey> = vec![ROOT];
+        // Shared nodes met: the node, its uses not yet met, the innermost
+        // block enclosing those met.
+        let mut waiting: IdMap<Expr, (Expr, u32, usize)> = IdMap::default();
+        let mut met: Vec<Id<Expr>> = Vec::new();
+        // (node, its block, in sequence position)
+        let mut work: Vec<(Expr, usize, bool)> = vec![(root.clone(), 0, true)];
+        loop {
+            while let Some((e, here, seq)) = work.pop() {
+                let shared = self.is_shared(&e);
+                if shared {
+                    self.place.insert(e.id(), keys[here]);
                 }
-                v
-            };
-            let ca = chain(a);
-            chain(b)
-                .into_iter()
-                .find(|k| ca.contains(k))
-                .unwrap_or(ROOT)
-        };
-        // (node, block, in sequence position)
-        let mut work: Vec<(Expr, BlockKey, bool)> = vec![(root.clone(), ROOT, true)];
-        while let Some((e, here, seq)) = work.pop() {
-            if !Self::is_graph(&e) {
-                continue;
-            }
-            let shared = self.is_shared(&e);
-            let new = match scope_of.get(&e.id()) {
-                Some(&old) => {
-                    let l = lca(&owner, &scope_of, old, here);
-                    if l == old {
+                let mut open = |branch: u8| {
+                    keys.push((Some(e.id()), branch));
+                    tree.add(here)
+                };
+                let mut children: Vec<(&Expr, usize, bool)> = Vec::new();
+                match &e {
+                    Expr::Let(l) if seq && !shared => {
+                        children.push((&l.value, here, false));
+                        children.push((&l.body, here, true));
+                    }
+                    Expr::Let(l) => {
+                        let k = open(2);
+                        children.push((&l.value, k, false));
+                        children.push((&l.body, k, true));
+                    }
+                    Expr::If(i) => {
+                        let (t, f) = (open(0), open(1));
+                        children.push((&i.cond, here, false));
+                        children.push((&i.then_branch, t, true));
+                        children.push((&i.else_branch, f, true));
+                    }
+                    Expr::Function(f) => {
+                        let k = open(0);
+                        children.push((&f.body, k, true));
+                    }
+                    Expr::Call(c) => {
+                        children.push((&c.op, here, false));
+                        children.extend(c.args.iter().map(|a| (a, here, false)));
+                    }
+                    Expr::Tuple(t) => children.extend(t.fields.iter().map(|f| (f, here, false))),
+                    Expr::TupleGetItem(g) => children.push((&g.tuple, here, false)),
+                    _ => {}
+                }
+                for (child, block, seq) in children {
+                    if !Self::is_graph(child) {
                         continue;
                     }
-                    l
+                    let uses = self.uses.get(&child.id()).copied().unwrap_or(1);
+                    if uses <= 1 {
+                        work.push((child.clone(), block, seq));
+                        continue;
+                    }
+                    let entry = waiting.entry(child.id()).or_insert_with(|| {
+                        met.push(child.id());
+                        (child.clone(), uses, block)
+                    });
+                    entry.2 = tree.common(entry.2, block);
+                    entry.1 -= 1;
+                    if entry.1 == 0 {
+                        work.push((entry.0.clone(), entry.2, false));
+                    }
                 }
-                None => here,
-            };
-            scope_of.insert(e.id(), new);
-            let mut open = |key: BlockKey| {
-                owner.insert(key, e.id());
-                key
-            };
-            match &e {
-                Expr::Let(l) if seq && !shared => {
-                    work.push((l.body.clone(), new, true));
-                    work.push((l.value.clone(), new, false));
-                }
-                Expr::Let(l) => {
-                    let k = open((Some(e.id()), 2));
-                    work.push((l.body.clone(), k, true));
-                    work.push((l.value.clone(), k, false));
-                }
-                Expr::If(i) => {
-                    let (t, f) = (open((Some(e.id()), 0)), open((Some(e.id()), 1)));
-                    work.push((i.else_branch.clone(), f, true));
-                    work.push((i.then_branch.clone(), t, true));
-                    work.push((i.cond.clone(), new, false));
-                }
-                Expr::Function(f) => {
-                    let k = open((Some(e.id()), 0));
-                    work.push((f.body.clone(), k, true));
-                }
-                Expr::Call(c) => {
-                    work.extend(c.args.iter().map(|a| (a.clone(), new, false)));
-                    work.push((c.op.clone(), new, false));
-                }
-                Expr::Tuple(t) => work.extend(t.fields.iter().map(|a| (a.clone(), new, false))),
-                Expr::TupleGetItem(g) => work.push((g.tuple.clone(), new, false)),
-                _ => {}
+            }
+            // Uses this walk does not follow (inside a downstream node) leave
+            // a node waiting: place it where its uses met so far meet.
+            let stuck = met.iter().find_map(|id| {
+                let (e, left, block) = waiting.get_mut(id)?;
+                (*left > 0).then(|| {
+                    *left = 0;
+                    (e.clone(), *block, false)
+                })
+            });
+            match stuck {
+                Some(next) => work.push(next),
+                None => break,
             }
         }
-        self.place = scope_of
-            .into_iter()
-            .filter(|(addr, _)| self.uses.get(addr).is_some_and(|&n| n > 1))
-            .collect();
     }
 
     fn write(&mut self, s: &str) {
-        if let Some(line) = self.lines.last_mut() {
-            line.push_str(s);
-        }
-    }
-
-    fn begin_block(&mut self, key: BlockKey) {
-        self.blocks.push((key, String::new(), self.indent));
-    }
-
-    fn end_block(&mut self) -> String {
-        self.blocks
-            .pop()
-            .map(|(_, text, _)| text)
-            .unwrap_or_default()
+        self.doc.write(s);
     }
 
     fn line_start(&mut self) {
-        self.lines.push(String::new());
+        self.doc.line_start();
+    }
+
+    fn begin_block(&mut self, key: BlockKey) {
+        let doc = self.doc.new_block();
+        let hides = self.open_by_key.insert(key, self.open.len());
+        self.open.push(OpenBlock {
+            doc,
+            key,
+            indent: self.indent,
+            hides,
+        });
+    }
+
+    /// Closes the innermost block, giving its place in the document.
+    fn end_block(&mut self) -> usize {
+        let Some(block) = self.open.pop() else {
+            return self.doc.new_block();
+        };
+        match block.hides {
+            Some(outer) => self.open_by_key.insert(block.key, outer),
+            None => self.open_by_key.remove(&block.key),
+        };
+        block.doc
     }
 
     fn line_end(&mut self) {
-        let top = self.blocks.len().saturating_sub(1);
+        let top = self.open.len().saturating_sub(1);
         self.line_end_in(top);
     }
 
     /// Ends the current line into the block at `index` of the open blocks.
     fn line_end_in(&mut self, index: usize) {
-        let line = self.lines.pop().unwrap_or_default();
-        if let Some((_, block, indent)) = self.blocks.get_mut(index) {
-            for _ in 0..*indent {
-                block.push_str("  ");
+        match self.open.get(index) {
+            Some(block) => self.doc.line_end_into(block.doc, block.indent),
+            None => {
+                self.doc.take_line();
             }
-            block.push_str(&line);
-            block.push('\n');
         }
     }
 
@@ -298,35 +511,29 @@ impl Printer {
         self.indent += 1;
         self.begin_block(key);
         self.seq(e);
-        let text = self.end_block();
+        let block = self.end_block();
         self.indent -= 1;
         self.write("\n");
-        self.write(&text);
-        let pad = "  ".repeat(self.indent);
-        self.write(&pad);
+        self.doc.push(Part::Block(block));
+        self.doc.push(Part::Indent(self.indent));
     }
 
     /// An expression sequence: a let chain as items, then the final expression.
-    fn seq(&mut self, e: &Expr) {
-        let mut e = e.clone();
-        loop {
-            let next = match &e {
-                Expr::Let(l) if !self.is_shared(&e) => {
-                    self.line_start();
-                    self.write("let ");
-                    self.var_def(&l.var);
-                    self.write(" = ");
-                    self.expr(&l.value);
-                    self.write(";");
-                    self.line_end();
-                    l.body.clone()
-                }
-                _ => break,
-            };
-            e = next;
+    fn seq(&mut self, mut e: &Expr) {
+        while let Expr::Let(l) = e
+            && !self.is_shared(e)
+        {
+            self.line_start();
+            self.write("let ");
+            self.var_def(&l.var);
+            self.write(" = ");
+            self.expr(&l.value);
+            self.write(";");
+            self.line_end();
+            e = &l.body;
         }
         self.line_start();
-        self.expr(&e);
+        self.expr(e);
         self.line_end();
     }
 
@@ -349,32 +556,38 @@ impl Printer {
         )
     }
 
+    fn write_binding(&mut self, n: usize) {
+        let mut name = String::with_capacity(8);
+        let _ = write!(name, "%{n}");
+        self.write(&name);
+    }
+
     /// An expression in expression position: a reference to its binding if
     /// it is a shared graph node, else the node itself.
     fn expr(&mut self, e: &Expr) {
         guarded(|| {
-            if let Some(name) = self.bound.get(&e.id()) {
-                let name = name.clone();
-                return self.write(&name);
+            if let Some(&n) = self.bound.get(&e.id()) {
+                return self.write_binding(n);
             }
             if Self::is_graph(e) && self.is_shared(e) {
+                // `%N = <node>;` into the block the node is placed in; N is
+                // given after the node's own bindings, so they number first.
                 self.line_start();
+                let line_at = self.doc.line.len();
                 self.inline(e);
-                let text = self.lines.pop().unwrap_or_default();
-                let name = format!("%{}", self.next_binding);
+                self.write(";");
+                let n = self.next_binding;
                 self.next_binding += 1;
+                let start = self.doc.arena.len();
+                let _ = write!(self.doc.arena, "%{n} = ");
+                let prefix = Part::Text(start, self.doc.arena.len());
+                self.doc.line.insert(line_at, prefix);
                 let key = self.place.get(&e.id()).copied().unwrap_or(ROOT);
-                let top = self.blocks.len().saturating_sub(1);
-                let index = self
-                    .blocks
-                    .iter()
-                    .rposition(|(k, _, _)| *k == key)
-                    .unwrap_or(top);
-                self.line_start();
-                self.write(&format!("{name} = {text};"));
+                let top = self.open.len().saturating_sub(1);
+                let index = self.open_by_key.get(&key).copied().unwrap_or(top);
                 self.line_end_in(index);
-                self.bound.insert(e.id(), name.clone());
-                return self.write(&name);
+                self.bound.insert(e.id(), n);
+                return self.write_binding(n);
             }
             self.inline(e)
         })
@@ -383,11 +596,11 @@ impl Printer {
     fn inline(&mut self, e: &Expr) {
         match e {
             Expr::Constant(c) => self.constant(c),
-            Expr::Var(v) => {
-                let name = self.var_name(v);
-                self.write(&name);
+            Expr::Var(v) => self.var_use(v),
+            Expr::GlobalVar(g) => {
+                self.write("@");
+                self.write(&g.name);
             }
-            Expr::GlobalVar(g) => self.write(&format!("@{}", g.name)),
             Expr::Op(op) => self.write(&op.name),
             Expr::Tuple(t) => {
                 self.write("(");
@@ -413,7 +626,9 @@ impl Printer {
                     self.expr(&g.tuple);
                     self.write(")");
                 }
-                self.write(&format!(".{}", g.index));
+                let mut index = String::with_capacity(8);
+                let _ = write!(index, ".{}", g.index);
+                self.write(&index);
             }
             Expr::Call(c) => {
                 let callee_atomic = matches!(
@@ -460,12 +675,10 @@ impl Printer {
             Expr::Ext(x) => {
                 let mut text = String::new();
                 let mut child = |out: &mut String, e: &Expr| {
-                    let start = self.lines.last().map_or(0, String::len);
+                    self.line_start();
                     self.expr(e);
-                    if let Some(line) = self.lines.last_mut() {
-                        out.push_str(&line[start..]);
-                        line.truncate(start);
-                    }
+                    let parts = self.doc.take_line();
+                    self.doc.flatten(&parts, out);
                 };
                 x.interface().print(&mut ExtPrinter {
                     text: &mut text,
@@ -515,8 +728,7 @@ impl Printer {
     }
 
     fn var_def(&mut self, v: &Node<Var>) {
-        let name = self.var_name(v);
-        self.write(&name);
+        self.var_use(v);
         if let Some(ext) = v.ext.as_ref() {
             self.write("{");
             self.expr(ext);
@@ -529,13 +741,23 @@ impl Printer {
         }
     }
 
-    /// `%name`, unique per variable node.
-    fn var_name(&mut self, v: &Node<Var>) -> String {
-        if let Some(n) = self.var_names.get(&v.id()) {
-            return n.clone();
+    /// `%name`, unique per variable node within a function.
+    fn var_use(&mut self, v: &Node<Var>) {
+        if !self.var_names.contains_key(&v.id()) {
+            let name = self.fresh_name(&v.name);
+            self.var_names.insert(v.id(), name);
         }
-        let base: String = v
-            .name
+        self.doc.write("%");
+        if let Some(name) = self.var_names.get(&v.id()) {
+            self.doc.write(name);
+        }
+    }
+
+    /// A name from `hint` not given yet in this function: the hint made an
+    /// identifier, then `hint_1`, `hint_2`, … (each base remembers where its
+    /// suffixes stopped, so that many variables of one name cost linear time).
+    fn fresh_name(&mut self, hint: &str) -> String {
+        let mut base: String = hint
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || c == '_' {
@@ -545,20 +767,28 @@ impl Printer {
                 }
             })
             .collect();
-        let base = match base.chars().next() {
-            Some(c) if c.is_ascii_alphabetic() || c == '_' => base,
-            _ => format!("v{base}"),
-        };
-        let mut name = base.clone();
-        let mut k = 1;
-        while self.taken.contains(&name) {
-            name = format!("{base}_{k}");
-            k += 1;
+        if !base
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        {
+            base.insert(0, 'v');
         }
-        self.taken.insert(name.clone());
-        let printed = format!("%{name}");
-        self.var_names.insert(v.id(), printed.clone());
-        printed
+        if !self.taken.contains_key(&base) {
+            self.taken.insert(base.clone(), 1);
+            return base;
+        }
+        let mut k = self.taken[&base];
+        let name = loop {
+            let candidate = format!("{base}_{k}");
+            k += 1;
+            if !self.taken.contains_key(&candidate) {
+                break candidate;
+            }
+        };
+        self.taken.insert(base, k);
+        self.taken.insert(name.clone(), 1);
+        name
     }
 
     fn constant(&mut self, c: &Node<Constant>) {

@@ -6,7 +6,7 @@
 use ir_core::{IdMap, MemoMap, Node, Transformed};
 
 use crate::relay::expr::{Expr, ExprMutator, Function, Var};
-use crate::relay::infer::{TypeError, TypeMap, infer_function, is_complete};
+use crate::relay::infer::{CompleteTypes, TypeError, TypeMap, infer_function};
 use crate::relay::module::RelayModule;
 use crate::relay::ty::TypeMutator;
 
@@ -14,6 +14,7 @@ struct Fill<'a> {
     types: &'a TypeMap,
     remap: IdMap<Node<Var>, Node<Var>>,
     memo: MemoMap<Expr>,
+    complete: CompleteTypes,
 }
 
 impl TypeMutator for Fill<'_> {}
@@ -31,7 +32,7 @@ impl ExprMutator for Fill<'_> {
         let rebuilt = v.rebuild(self);
         let current = rebuilt.as_ref_or(v);
         let new = match self.types.of_var(v) {
-            Some(t) if current.annotation.is_none() && is_complete(t) => Node::new(Var {
+            Some(t) if current.annotation.is_none() && self.complete.check(t) => Node::new(Var {
                 annotation: Some(t.clone()),
                 ..(**current).clone()
             }),
@@ -57,7 +58,11 @@ impl Fill<'_> {
     fn fill_function(&mut self, f: &Node<Function>) -> Transformed<Node<Function>> {
         let rebuilt = f.rebuild(self);
         let current = rebuilt.as_ref_or(f);
-        let body_type = self.types.of(&f.body).filter(|t| is_complete(t)).cloned();
+        let body_type = self
+            .types
+            .of(&f.body)
+            .filter(|t| self.complete.check(t))
+            .cloned();
         match (&current.ret_type, body_type) {
             (None, Some(t)) => Transformed::Replace(Node::new(Function {
                 ret_type: Some(t),
@@ -79,6 +84,7 @@ pub fn fill_types(
         types: &types,
         remap: IdMap::default(),
         memo: MemoMap::new(),
+        complete: CompleteTypes::default(),
     };
     Ok(fill.fill_function(f))
 }
