@@ -32,7 +32,7 @@ def @main(%n: int) -> (int, int) {
 }"#,
         &[i32s(4)],
     );
-    assert_eq!(out, Value::Tuple(vec![i32s(10), i32s(4)]));
+    assert_eq!(out, Value::tuple(vec![i32s(10), i32s(4)]));
 }
 
 #[test]
@@ -47,7 +47,7 @@ def @main() {
 }"#,
         &[],
     );
-    assert_eq!(out, Value::Tuple(vec![i32s(11), i32s(12)]));
+    assert_eq!(out, Value::tuple(vec![i32s(11), i32s(12)]));
 }
 
 #[test]
@@ -71,7 +71,7 @@ def @main(%x: Tensor[(2, 3), float32]) {
 }"#,
         &[x],
     );
-    let Value::Tuple(items) = out else {
+    let Value::Tuple(items) = &out else {
         panic!("a tuple")
     };
     assert_eq!(items[0], f32s(&[2, 3], &[2.0, -1.0, 4.0, -3.0, 6.0, -5.0]));
@@ -101,7 +101,7 @@ def @main(%x: Tensor[(2, 3), float32], %w: Tensor[(2, 3), float32]) {
 }"#,
         &[x, w],
     );
-    let Value::Tuple(items) = out else {
+    let Value::Tuple(items) = &out else {
         panic!("a tuple")
     };
     let shape = |v: &Value| match v {

@@ -291,7 +291,7 @@ pub fn zero_inputs(module: &RelayModule) -> Vec<Value> {
                 _ => Value::Tensor(Tensor::scalar_f32(0.0)),
             };
             for _ in 0..depth {
-                value = Value::Tuple(vec![value]);
+                value = Value::tuple(vec![value]);
             }
             value
         })

@@ -7,7 +7,7 @@ use ir_core::{Family, IdMap, Node};
 
 use super::expr::{Expr, ExprVisitor, Function};
 use super::module::RelayModule;
-use super::ty::TypeVisitor;
+use super::ty::{Type, TypeVisitor};
 
 struct Dot {
     out: String,
@@ -47,7 +47,11 @@ impl Dot {
     }
 }
 
-impl TypeVisitor for Dot {}
+impl TypeVisitor for Dot {
+    // Types hold no expressions, and are shared: walking each would cost
+    // the depth of nested function types at every function.
+    fn visit_type(&mut self, _: &Type) {}
+}
 impl ExprVisitor for Dot {
     fn visit_expr(&mut self, e: &Expr) {
         let (id, fresh) = self.id(e);

@@ -1,6 +1,8 @@
 //! A reference interpreter: evaluates `@main` (or any expression) on given
 //! inputs. It is the oracle the pass tests compare against.
 
+use std::sync::Arc;
+
 use ir_core::stack::guarded;
 use ir_core::{Family, Id, IdMap, Node};
 
@@ -10,13 +12,15 @@ use super::module::RelayModule;
 use super::ops::{OpValue, op};
 use super::tensor::Tensor;
 
-/// A runtime value.
-#[derive(Debug, Clone)]
+/// A runtime value. Values nest as deep as the program makes them (a tuple
+/// in a tuple a million times): dropping one is a loop, and cloning,
+/// comparing and printing one grow the stack as they go.
 pub enum Value {
     /// A tensor.
     Tensor(Tensor),
-    /// A tuple.
-    Tuple(Vec<Value>),
+    /// A tuple: shared, so that a value bound once and used many times
+    /// (a let-bound tuple, a parameter) is not copied at each use.
+    Tuple(Arc<Vec<Value>>),
     /// A function with the values of its free variables.
     Closure(Closure),
     /// An operator, callable.
@@ -32,22 +36,79 @@ pub struct Closure {
     recursive: Option<Node<Var>>,
 }
 
+impl Value {
+    /// A tuple of `items`.
+    pub fn tuple(items: Vec<Value>) -> Value {
+        Value::Tuple(Arc::new(items))
+    }
+}
+
 impl PartialEq for Value {
     /// Tensors and tuples by value; functions by identity of their code.
     fn eq(&self, other: &Self) -> bool {
-        match (self, other) {
+        guarded(|| match (self, other) {
             (Value::Tensor(a), Value::Tensor(b)) => a == b,
             (Value::Tuple(a), Value::Tuple(b)) => a == b,
             (Value::Closure(a), Value::Closure(b)) => a.func.same_as(&b.func),
             (Value::Op(a), Value::Op(b)) => a == b,
             _ => false,
+        })
+    }
+}
+
+impl Clone for Value {
+    fn clone(&self) -> Self {
+        guarded(|| match self {
+            Value::Tensor(t) => Value::Tensor(t.clone()),
+            Value::Tuple(items) => Value::Tuple(Arc::clone(items)),
+            Value::Closure(c) => Value::Closure(c.clone()),
+            Value::Op(name) => Value::Op(name.clone()),
+        })
+    }
+}
+
+impl std::fmt::Debug for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        guarded(|| match self {
+            Value::Tensor(t) => f.debug_tuple("Tensor").field(t).finish(),
+            Value::Tuple(items) => f.debug_tuple("Tuple").field(items).finish(),
+            Value::Closure(c) => f.debug_tuple("Closure").field(c).finish(),
+            Value::Op(name) => f.debug_tuple("Op").field(name).finish(),
+        })
+    }
+}
+
+impl Drop for Value {
+    /// Takes the values this one holds out before it goes, and drops them
+    /// from a list, so that no drop recurses into the next.
+    fn drop(&mut self) {
+        let mut pending = match self {
+            Value::Tuple(items) => match Arc::get_mut(items) {
+                Some(items) if !items.is_empty() => std::mem::take(items),
+                _ => return,
+            },
+            Value::Closure(c) if !c.captured.is_empty() => {
+                c.captured.drain(..).map(|(_, v)| v).collect()
+            }
+            _ => return,
+        };
+        while let Some(mut value) = pending.pop() {
+            match &mut value {
+                Value::Tuple(items) => {
+                    if let Some(items) = Arc::get_mut(items) {
+                        pending.append(items);
+                    }
+                }
+                Value::Closure(c) => pending.extend(c.captured.drain(..).map(|(_, v)| v)),
+                _ => {}
+            }
         }
     }
 }
 
 impl Value {
     fn to_op_value(&self) -> Result<OpValue, String> {
-        match self {
+        guarded(|| match self {
             Value::Tensor(t) => Ok(OpValue::Tensor(t.clone())),
             Value::Tuple(items) => items
                 .iter()
@@ -55,14 +116,14 @@ impl Value {
                 .collect::<Result<_, _>>()
                 .map(OpValue::Tuple),
             _ => Err("an operator argument must be a tensor or a tuple of tensors".into()),
-        }
+        })
     }
 
     fn from_op_value(v: OpValue) -> Value {
         match v {
             OpValue::Tensor(t) => Value::Tensor(t),
             OpValue::Tuple(items) => {
-                Value::Tuple(items.into_iter().map(Value::from_op_value).collect())
+                Value::tuple(items.into_iter().map(Value::from_op_value).collect())
             }
         }
     }
@@ -167,9 +228,9 @@ impl<'m> Interpreter<'m> {
                 .iter()
                 .map(|f| self.eval(f))
                 .collect::<Result<_, _>>()
-                .map(Value::Tuple),
-            Expr::TupleGetItem(g) => match self.eval(&g.tuple)? {
-                Value::Tuple(mut items) if g.index < items.len() => Ok(items.swap_remove(g.index)),
+                .map(Value::tuple),
+            Expr::TupleGetItem(g) => match &self.eval(&g.tuple)? {
+                Value::Tuple(items) if g.index < items.len() => Ok(items[g.index].clone()),
                 Value::Tuple(items) => Err(format!("index {} of a {}-tuple", g.index, items.len())),
                 _ => Err("projection of a non-tuple".into()),
             },
@@ -181,9 +242,9 @@ impl<'m> Interpreter<'m> {
                     .iter()
                     .map(|a| self.eval(a))
                     .collect::<Result<Vec<_>, _>>()?;
-                match callee {
+                match &callee {
                     Value::Op(name) => {
-                        let def = op(&name).ok_or_else(|| format!("unknown operator `{name}`"))?;
+                        let def = op(name).ok_or_else(|| format!("unknown operator `{name}`"))?;
                         if args.len() != def.arity {
                             return Err(format!(
                                 "`{name}` takes {} arguments, given {}",
@@ -199,7 +260,7 @@ impl<'m> Interpreter<'m> {
                             .map(Value::from_op_value)
                             .map_err(|m| format!("{name}: {m}"))
                     }
-                    Value::Closure(closure) => self.call_function(&closure, args),
+                    Value::Closure(closure) => self.call_function(closure, args),
                     _ => Err("calling a value that is not a function".into()),
                 }
             }
@@ -219,7 +280,7 @@ impl<'m> Interpreter<'m> {
                 }
                 self.eval(&e)
             }
-            Expr::If(i) => match self.eval(&i.cond)? {
+            Expr::If(i) => match &self.eval(&i.cond)? {
                 Value::Tensor(Tensor::Bool(b)) if b.len() == 1 => {
                     let taken = if b.iter().next() == Some(&true) {
                         &i.then_branch

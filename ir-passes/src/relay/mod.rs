@@ -47,7 +47,7 @@ pub use interp::{Closure, Value, eval_expr, run_main};
 pub use module::RelayModule;
 pub use ops::{OpDef, OpValue, op, op_names};
 pub use parser::{ParseError, parse_expr, parse_module};
-pub use printer::{print_expr, print_module, print_type};
+pub use printer::{MAX_INDENT, print_expr, print_module, print_type};
 pub use tensor::Tensor;
 pub use ty::{
     Dim, FuncType, IncompleteType, TensorType, TupleType, Type, TypeMutator, TypeRewriter,

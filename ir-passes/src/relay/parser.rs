@@ -93,7 +93,13 @@ struct Parser<'a> {
     src: &'a str,
     toks: Vec<Token>,
     pos: usize,
-    scopes: Vec<HashMap<String, Node<Var>>>,
+    /// Variables in scope by name, the innermost binding last: a lookup
+    /// costs the same at any nesting depth.
+    bound: HashMap<String, Vec<Node<Var>>>,
+    /// The names each open scope bound, unbound when it closes.
+    scopes: Vec<Vec<String>>,
+    /// `free_var` declarations: visible for the rest of the parse, below every scope.
+    free: HashMap<String, Node<Var>>,
     graph: HashMap<u64, Expr>,
     meta: Vec<Tensor>,
     meta_nodes: HashMap<usize, Expr>,
@@ -139,7 +145,9 @@ impl<'a> Parser<'a> {
             src,
             toks,
             pos: 0,
-            scopes: vec![HashMap::default()],
+            bound: HashMap::default(),
+            scopes: Vec::new(),
+            free: HashMap::default(),
             graph: HashMap::default(),
             meta: Vec::new(),
             meta_nodes: HashMap::default(),
@@ -338,20 +346,42 @@ impl<'a> Parser<'a> {
     // ---- sequences and scopes ----
 
     fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        self.scopes.push(HashMap::default());
+        self.scopes.push(Vec::new());
         let r = f(self);
-        self.scopes.pop();
+        for name in self.scopes.pop().unwrap_or_default() {
+            if let Some(vars) = self.bound.get_mut(&name) {
+                vars.pop();
+                if vars.is_empty() {
+                    self.bound.remove(&name);
+                }
+            }
+        }
         r
     }
 
     fn lookup(&self, name: &str) -> Option<Node<Var>> {
-        self.scopes.iter().rev().find_map(|s| s.get(name).cloned())
+        self.bound
+            .get(name)
+            .and_then(|vars| vars.last())
+            .or_else(|| self.free.get(name))
+            .cloned()
     }
 
     fn bind(&mut self, v: &Node<Var>) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(v.name.clone(), v.clone());
+        match self.scopes.last_mut() {
+            Some(names) => {
+                names.push(v.name.clone());
+                self.bound
+                    .entry(v.name.clone())
+                    .or_default()
+                    .push(v.clone());
+            }
+            None => self.declare_free(v),
         }
+    }
+
+    fn declare_free(&mut self, v: &Node<Var>) {
+        self.free.insert(v.name.clone(), v.clone());
     }
 
     /// An expression sequence, in its own scope; the lets are chained from
@@ -373,9 +403,7 @@ impl<'a> Parser<'a> {
                 if p.eat_keyword("free_var") {
                     let var = p.var_def()?;
                     p.expect(";")?;
-                    if let Some(bottom) = p.scopes.first_mut() {
-                        bottom.insert(var.name.clone(), var.clone());
-                    }
+                    p.declare_free(&var);
                     continue;
                 }
                 if let (Tok::Graph(n), Tok::Punct("=")) = (p.peek().clone(), p.peek_at(1).clone()) {

@@ -345,7 +345,11 @@ impl Printer {
 
     fn count_uses(&mut self, e: &Expr) {
         struct Count<'a>(&'a mut IdMap<Expr, u32>);
-        impl TypeVisitor for Count<'_> {}
+        impl TypeVisitor for Count<'_> {
+            // Types hold no expressions, and are shared: walking each would cost
+            // the depth of nested function types at every function.
+            fn visit_type(&mut self, _: &Type) {}
+        }
         impl ExprVisitor for Count<'_> {
             fn visit_expr(&mut self, e: &Expr) {
                 ir_core::visit_preorder(self, e, |pass, e| {
@@ -616,7 +620,7 @@ impl Printer {
                 self.write(")");
             }
             Expr::TupleGetItem(g) => {
-                let atomic = matches!(g.tuple, Expr::Var(_))
+                let atomic = matches!(g.tuple, Expr::Var(_) | Expr::Tuple(_))
                     || self.bound.contains_key(&g.tuple.id())
                     || (Self::is_graph(&g.tuple) && self.is_shared(&g.tuple));
                 if atomic {

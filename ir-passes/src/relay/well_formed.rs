@@ -7,7 +7,7 @@ use super::expr::{Expr, ExprVisitor, Var};
 use super::free_vars::function_free_vars;
 use super::infer::check_module;
 use super::module::RelayModule;
-use super::ty::TypeVisitor;
+use super::ty::{Type, TypeVisitor};
 
 /// Reports variables bound more than once.
 #[derive(Default)]
@@ -17,7 +17,11 @@ struct Definitions {
     seen: VisitedSet<Expr>,
 }
 
-impl TypeVisitor for Definitions {}
+impl TypeVisitor for Definitions {
+    // Types hold no expressions, and are shared: walking each would cost
+    // the depth of nested function types at every function.
+    fn visit_type(&mut self, _: &Type) {}
+}
 impl ExprVisitor for Definitions {
     fn visit_expr(&mut self, e: &Expr) {
         ir_core::visited(self, e, |pass| &mut pass.seen)

@@ -9,7 +9,7 @@ use ir_core::{IdMap, IdSet, MemoMap, Node, Transformed, VisitedSet, Walk};
 
 use super::rebind::rebuild_definition;
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
-use crate::relay::ty::{TypeMutator, TypeVisitor};
+use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
 
 /// Counts uses of variables by live code only, and notes variables never
 /// inlined: those used inside a function nested deeper than their binding
@@ -27,7 +27,11 @@ struct LiveUses {
     in_definition: bool,
 }
 
-impl TypeVisitor for LiveUses {}
+impl TypeVisitor for LiveUses {
+    // Types hold no expressions, and are shared: walking each would cost
+    // the depth of nested function types at every function.
+    fn visit_type(&mut self, _: &Type) {}
+}
 impl ExprVisitor for LiveUses {
     fn visit_expr(&mut self, e: &Expr) {
         // Every use of a variable is the variable's own node: count them all;
@@ -85,7 +89,13 @@ struct Eliminate {
     memo: MemoMap<Expr>,
 }
 
-impl TypeMutator for Eliminate {}
+impl TypeMutator for Eliminate {
+    // Types hold no expressions, and are shared: rebuilding each would cost
+    // the depth of nested function types at every function.
+    fn mutate_type(&mut self, _: &Type) -> Transformed<Type> {
+        Transformed::Keep
+    }
+}
 impl ExprMutator for Eliminate {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)

@@ -32,7 +32,11 @@ impl ConstantChecker {
     }
 }
 
-impl TypeVisitor for ConstantChecker {}
+impl TypeVisitor for ConstantChecker {
+    // Types hold no expressions, and are shared: walking each would cost
+    // the depth of nested function types at every function.
+    fn visit_type(&mut self, _: &Type) {}
+}
 impl ExprVisitor for ConstantChecker {
     fn visit_expr(&mut self, e: &Expr) {
         let constant = match e {
@@ -137,7 +141,13 @@ fn to_expr(v: OpValue) -> Expr {
     }
 }
 
-impl TypeMutator for ConstantFolder {}
+impl TypeMutator for ConstantFolder {
+    // Types hold no expressions, and are shared: rebuilding each would cost
+    // the depth of nested function types at every function.
+    fn mutate_type(&mut self, _: &Type) -> Transformed<Type> {
+        Transformed::Keep
+    }
+}
 impl ExprMutator for ConstantFolder {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)

@@ -8,7 +8,7 @@ use ir_core::{IdMap, MemoMap, Node, Transformed};
 use crate::relay::expr::{Expr, ExprMutator, Function, Var};
 use crate::relay::infer::{CompleteTypes, TypeError, TypeMap, infer_function};
 use crate::relay::module::RelayModule;
-use crate::relay::ty::TypeMutator;
+use crate::relay::ty::{Type, TypeMutator};
 
 struct Fill<'a> {
     types: &'a TypeMap,
@@ -17,7 +17,13 @@ struct Fill<'a> {
     complete: CompleteTypes,
 }
 
-impl TypeMutator for Fill<'_> {}
+impl TypeMutator for Fill<'_> {
+    // Types hold no expressions, and are shared: rebuilding each would cost
+    // the depth of nested function types at every function.
+    fn mutate_type(&mut self, _: &Type) -> Transformed<Type> {
+        Transformed::Keep
+    }
+}
 impl ExprMutator for Fill<'_> {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)

@@ -8,7 +8,7 @@ use ir_core::{IdMap, MemoMap, Node, Transformed, VisitedSet};
 
 use super::rebind::rebuild_definition;
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
-use crate::relay::ty::{TypeMutator, TypeVisitor};
+use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
 
 /// `true` if `v` is used inside `e`.
 fn uses(e: &Expr, v: &Node<Var>) -> bool {
@@ -17,7 +17,11 @@ fn uses(e: &Expr, v: &Node<Var>) -> bool {
         found: bool,
         seen: VisitedSet<Expr>,
     }
-    impl TypeVisitor for Find<'_> {}
+    impl TypeVisitor for Find<'_> {
+        // Types hold no expressions, and are shared: walking each would cost
+        // the depth of nested function types at every function.
+        fn visit_type(&mut self, _: &Type) {}
+    }
     impl ExprVisitor for Find<'_> {
         fn visit_expr(&mut self, e: &Expr) {
             ir_core::visit_preorder(self, e, |pass, e| {
@@ -47,7 +51,13 @@ struct Gnf {
     memo: MemoMap<Expr>,
 }
 
-impl TypeMutator for Gnf {}
+impl TypeMutator for Gnf {
+    // Types hold no expressions, and are shared: rebuilding each would cost
+    // the depth of nested function types at every function.
+    fn mutate_type(&mut self, _: &Type) -> Transformed<Type> {
+        Transformed::Keep
+    }
+}
 impl ExprMutator for Gnf {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)
