@@ -114,7 +114,7 @@ fn run_bench(name: &str, args: &[&str], quick: bool) -> Result<String, String> {
 pub fn run(args: &[String]) -> Result<(), String> {
     let quick = args.iter().any(|a| a == "--quick");
     let vs_tvm = args.iter().any(|a| a == "--vs-tvm");
-    // `--only <framework|relay|tensor_ir|depth|compile>`: one section, for iterating on it.
+    // `--only <framework|relay|tensor_ir|depth|shapes|compile>`: one section, for iterating on it.
     let only = args
         .iter()
         .position(|a| a == "--only")
@@ -122,11 +122,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(section) = &only
         && !matches!(
             section.as_str(),
-            "framework" | "relay" | "tensor_ir" | "depth" | "compile"
+            "framework" | "relay" | "tensor_ir" | "depth" | "shapes" | "compile"
         )
     {
         return Err(format!(
-            "bench: --only takes framework, relay, tensor_ir, depth or compile, not {section:?}"
+            "bench: --only takes framework, relay, tensor_ir, depth, shapes or compile, not {section:?}"
         ));
     }
     let run_section = |name: &str| only.as_deref().is_none_or(|o| o == name);
@@ -158,6 +158,27 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if run_section("depth") {
         for shape in ["let", "call"] {
             tables.take(&run_bench("depth", &[shape], quick)?);
+        }
+    }
+    if run_section("shapes") {
+        // Each shape at two sizes a decade apart, one process each (its own
+        // peak memory): equal ns per level at both is linear time.
+        let sizes = if quick {
+            ["10000", "100000"]
+        } else {
+            ["100000", "1000000"]
+        };
+        for shape in SHAPES {
+            for size in sizes {
+                // The module of many functions is measured at a tenth: each is
+                // a definition of its own, ten lines of text.
+                let size = if shape == "functions" {
+                    &size[..size.len() - 1]
+                } else {
+                    size
+                };
+                tables.take(&run_bench("shapes", &[shape, size], quick)?);
+            }
         }
     }
     if !run_section("compile") {
@@ -238,6 +259,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
     tables.print();
     Ok(())
 }
+
+/// The shapes of `benches/shapes.rs` (`tests/support/relay_shapes.rs`).
+const SHAPES: [&str; 11] = [
+    "let",
+    "call",
+    "if-then",
+    "if-else",
+    "fn",
+    "fn-applied",
+    "tuple",
+    "projection",
+    "functions",
+    "arguments",
+    "fields",
+];
 
 /// Our pass -> (TVM anchor key, target speedup).
 const TVM_PAIRS: [(&str, &str, Option<f64>); 5] = [
