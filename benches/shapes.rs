@@ -18,20 +18,10 @@ use ir_passes::relay::passes::registry;
 use ir_passes::relay::*;
 use irkit::pass::PassContext;
 use irkit::structural::{structural_eq, structural_hash};
-use relay_shapes::{shape, zero_inputs};
+use relay_shapes::{PASSES, shape, zero_inputs};
 use support::{header, peak_rss_mib, row};
 
 const TABLE: &str = "Nesting shapes (issue 11): every step, ns per level";
-
-/// The passes every shape goes through, one at a time.
-pub const PASSES: [&str; 6] = [
-    "infer-type",
-    "fold-constant",
-    "dce",
-    "cse",
-    "to-anf",
-    "to-gnf",
-];
 
 fn main() {
     let args: Vec<String> = std::env::args()

@@ -13,21 +13,11 @@ use ir_passes::relay::passes::registry;
 use ir_passes::relay::*;
 use irkit::pass::PassContext;
 use irkit::structural::{structural_eq, structural_hash};
-use relay_shapes::{Shape, shape, zero_inputs};
+use relay_shapes::{PASSES, Shape, shape, zero_inputs};
 
 /// Levels of each shape: deep enough that any recursion without stack
 /// growth overflows a test thread's 2 MiB.
 const N: usize = 1_000_000;
-
-/// The passes, one at a time.
-const PASSES: [&str; 6] = [
-    "infer-type",
-    "fold-constant",
-    "dce",
-    "cse",
-    "to-anf",
-    "to-gnf",
-];
 
 fn check_result(shape: &Shape, n: usize, what: &str, value: &Value) {
     match (shape.result)(n) {

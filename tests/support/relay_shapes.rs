@@ -11,6 +11,16 @@ use std::fmt::Write;
 
 use ir_passes::relay::{RelayModule, Tensor, Type, Value};
 
+/// The passes every shape goes through, one at a time.
+pub const PASSES: [&str; 6] = [
+    "infer-type",
+    "fold-constant",
+    "dce",
+    "cse",
+    "to-anf",
+    "to-gnf",
+];
+
 /// A shape: its name, and the program of size `n` it makes.
 pub struct Shape {
     pub name: &'static str,
