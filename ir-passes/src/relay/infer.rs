@@ -57,18 +57,16 @@ impl TypeMap {
 }
 
 /// `true` when the type has no incomplete part and no unknown dimension is required.
+/// Each distinct type node is looked at once, so a type shared in many
+/// places (types are DAGs) costs its size, not the number of its paths.
 pub fn is_complete(t: &Type) -> bool {
-    guarded(|| match t {
-        Type::TensorType(_) => true,
-        Type::TupleType(t) => t.fields.iter().all(is_complete),
-        Type::FuncType(f) => f.params.iter().all(is_complete) && is_complete(&f.ret),
-        Type::IncompleteType(_) => false,
-    })
+    CompleteTypes::default().check(t)
 }
 
-/// Memoized [`is_complete`]: each distinct type node is looked at once, so
-/// that checking the types of nested functions or tuples, each holding the
-/// next, costs time linear in the types, not in their depth at every level.
+/// [`is_complete`] with a memory kept between calls: each distinct type
+/// node is looked at once across them, so that checking the types of nested
+/// functions or tuples, each holding the next, costs time linear in the
+/// types, not in their depth at every level.
 #[derive(Default)]
 pub struct CompleteTypes {
     memo: IdMap<Type, bool>,
@@ -77,7 +75,7 @@ pub struct CompleteTypes {
 }
 
 impl CompleteTypes {
-    /// `is_complete(t)`, remembered per node.
+    /// Whether `t` has no incomplete part, remembered per node.
     pub fn check(&mut self, t: &Type) -> bool {
         guarded(|| match t {
             Type::TensorType(_) => true,

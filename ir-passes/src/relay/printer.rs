@@ -193,15 +193,15 @@ impl Doc {
     /// Ends the innermost line being built into `block`, indented.
     fn line_end_into(&mut self, block: usize, indent: usize) {
         let start = self.line_starts.pop().unwrap_or(self.line.len());
-        let mut parts = std::mem::take(&mut self.blocks[block]);
+        let newline = self.arena.len();
+        self.arena.push('\n');
+        let parts = &mut self.blocks[block];
         parts.push(Part::Indent(indent));
         parts.extend(self.line.drain(start..));
-        self.blocks[block] = parts;
-        self.line_start();
-        self.write("\n");
-        let start = self.line_starts.pop().unwrap_or(self.line.len());
-        let newline: Vec<Part> = self.line.drain(start..).collect();
-        self.blocks[block].extend(newline);
+        match parts.last_mut() {
+            Some(Part::Text(_, end)) if *end == newline => *end += 1,
+            _ => parts.push(Part::Text(newline, newline + 1)),
+        }
     }
 
     /// Ends the innermost line being built, giving its parts.
