@@ -4,28 +4,31 @@
 
 #![allow(dead_code)] // each benchmark binary uses a different subset
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+
+use mimalloc::MiMalloc;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::Criterion;
 
-/// Counts allocations, to check what a pass allocates.
+/// Counts allocations, to check what a pass allocates; the allocator
+/// underneath is mimalloc, as in `ir-opt`.
 pub struct Counting;
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
-// SAFETY: forwards to the system allocator, only counting.
+// SAFETY: forwards to mimalloc, only counting.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
+        unsafe { MiMalloc.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { MiMalloc.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
+        unsafe { MiMalloc.realloc(ptr, layout, new_size) }
     }
 }
 #[global_allocator]

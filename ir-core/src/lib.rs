@@ -44,7 +44,7 @@ pub mod structural;
 mod transformed;
 mod visit;
 
-pub use family::{__assert_child, ChildType, Family, Id, IdMap, IdSet, NodeKind};
+pub use family::{__assert_child, ChildType, Family, Id, IdHash, IdHasher, IdMap, IdSet, NodeKind};
 pub use ir_derive::{Mutable, StructuralEq, Visitable};
 pub use memo::{MemoMap, VisitedSet, memoized, visited};
 #[doc(hidden)]

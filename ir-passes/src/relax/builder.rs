@@ -107,8 +107,39 @@ pub struct BlockBuilder {
     /// Structural hash -> functions with that hash and the names they are
     /// bound to (a set: two names may hold equal functions).
     dedup: FxHashMap<u64, Vec<NamedFunction>>,
-    /// Variable -> bound value (TVM's binding table).
-    bound: IdMap<Node<Var>, (Node<Var>, Expr)>,
+    /// TVM's binding table, built when first asked ([`Self::lookup_binding`]):
+    /// emitting only appends here, so a pass that never looks a binding up
+    /// pays no hash-table insert per binding.
+    bindings: BindingTable,
+}
+
+/// The bindings emitted since the builder was last idle (no open block,
+/// scope or function), and an index of them by variable, extended lazily.
+#[derive(Default)]
+struct BindingTable {
+    emitted: Vec<Node<Binding>>,
+    index: IdMap<Node<Var>, usize>,
+    indexed: usize,
+}
+
+impl BindingTable {
+    fn clear(&mut self) {
+        self.emitted.clear();
+        self.index.clear();
+        self.indexed = 0;
+    }
+
+    fn lookup(&mut self, var: &Node<Var>) -> Option<&Expr> {
+        for (i, b) in self.emitted.iter().enumerate().skip(self.indexed) {
+            // A match_cast is not a binding of its value.
+            if b.cast.is_none() {
+                self.index.insert(b.var.id(), i);
+            }
+        }
+        self.indexed = self.emitted.len();
+        let b = &self.emitted[*self.index.get(&var.id())?];
+        b.var.same_as(var).then_some(&b.value)
+    }
 }
 
 impl Default for BlockBuilder {
@@ -136,7 +167,7 @@ impl BlockBuilder {
             global_names: NameSupply::default(),
             module: RelaxModule::new(),
             dedup: FxHashMap::default(),
-            bound: IdMap::default(),
+            bindings: BindingTable::default(),
         };
         for (name, f) in module.functions() {
             bb.global_names.used.insert(name.to_owned());
@@ -155,6 +186,7 @@ impl BlockBuilder {
     /// Opens a block, reusing the spare storage that best fits `size`
     /// bindings, so that a warm builder does not grow a block again.
     fn begin_sized(&mut self, dataflow: bool, size: usize) {
+        self.start_if_idle();
         // Only the few most recently freed blocks are looked at, so that
         // opening a block costs the same however many are spare.
         let fits = |f: &Frame| f.bindings.capacity() >= size;
@@ -414,22 +446,26 @@ impl BlockBuilder {
                 binding.var.name
             ));
         }
-        if binding.cast.is_none() {
-            self.bound.insert(
-                binding.var.id(),
-                (binding.var.clone(), binding.value.clone()),
-            );
-        }
+        self.bindings.emitted.push(binding.clone());
         self.frame()?.bindings.push(binding);
         Ok(())
     }
 
-    /// The value bound to `var` by a binding this builder emitted.
-    pub fn lookup_binding(&self, var: &Node<Var>) -> Option<&Expr> {
-        self.bound
-            .get(&var.id())
-            .filter(|(v, _)| v.same_as(var))
-            .map(|(_, e)| e)
+    /// The value bound to `var` by a binding this builder emitted since it
+    /// was last idle (with no open block, scope or function): during a
+    /// build or a mutator's run, any binding of it, and after one, until the
+    /// next starts.
+    pub fn lookup_binding(&mut self, var: &Node<Var>) -> Option<&Expr> {
+        self.bindings.lookup(var)
+    }
+
+    /// A new build starts from idle: the previous one's bindings are no
+    /// longer looked up (so that a builder reused by a mutator over many
+    /// functions does not keep them all).
+    fn start_if_idle(&mut self) {
+        if self.frames.is_empty() && self.scopes.is_empty() && self.functions.is_empty() {
+            self.bindings.clear();
+        }
     }
 
     // ---- normalizing ------------------------------------------------------------
@@ -674,6 +710,7 @@ impl BlockBuilder {
 
     /// Opens a function scope over `params` (TVM's `BeginScope`).
     pub fn begin_scope(&mut self, params: &[Node<Var>]) {
+        self.start_if_idle();
         let mut scope = self.spare_scopes.pop().unwrap_or_default();
         scope.extend_from_slice(params);
         self.scopes.push(scope);
@@ -697,6 +734,7 @@ impl BlockBuilder {
         name: &str,
         params: Vec<Node<Var>>,
     ) -> Result<(), BuilderError> {
+        self.start_if_idle();
         self.scopes.push(params.clone());
         self.functions.push(FunctionFrame {
             name: name.to_owned(),

@@ -60,6 +60,7 @@ mod arith;
 mod builder;
 mod dtype;
 mod expr;
+mod free_vars;
 mod infer;
 mod lexer;
 mod module;
@@ -80,6 +81,7 @@ pub use expr::{
     ExprVisitor, ExternFunc, Function, GlobalVar, If, Op, PrimValue, SeqExpr, ShapeExpr, StringImm,
     Tuple, TupleGetItem, Var,
 };
+pub use free_vars::free_vars;
 pub use infer::sinfo_of;
 pub use module::RelaxModule;
 pub use mutator::{MutatorState, run_mutator};
