@@ -473,9 +473,17 @@ impl BlockBuilder {
     /// `value` in A-normal form with its nested non-leaf parts bound, left to
     /// right, in the current block; the very same handle when it already is.
     pub fn normalize(&mut self, value: Expr) -> Result<Expr, BuilderError> {
+        self.normalize_with_sinfo(value).map(|(e, _)| e)
+    }
+
+    /// [`Self::normalize`], with the struct info it derived for the result.
+    pub fn normalize_with_sinfo(
+        &mut self,
+        value: Expr,
+    ) -> Result<(Expr, StructInfo), BuilderError> {
         let out = self.normalize_inner(value)?;
-        sinfo_of(&out).map_err(BuilderError)?;
-        Ok(out)
+        let sinfo = sinfo_of(&out).map_err(BuilderError)?;
+        Ok((out, sinfo))
     }
 
     /// Normalizes a value that is about to be bound: a `SeqExpr` is flattened
@@ -524,7 +532,9 @@ impl BlockBuilder {
             }
             Expr::Call(c) => {
                 let mut args = self.normalize_list(&c.args, false)?;
-                if let Expr::Op(op) = &c.op {
+                if let Expr::Op(op) = &c.op
+                    && super::ops::has_legalizer(&op.name)
+                {
                     let now = args.as_deref().unwrap_or(&c.args);
                     let sinfo = now.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>();
                     if let Ok(sinfo) = sinfo

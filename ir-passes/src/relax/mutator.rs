@@ -31,6 +31,10 @@ pub struct MutatorState {
     /// The first error met; hooks cannot return one, so it is kept here and
     /// [`run_mutator`] reports it.
     pub error: Option<BuilderError>,
+    /// The last expression the entry hook normalized, with the struct info
+    /// it derived: the binding hook that re-emits it reads the struct info
+    /// here instead of deriving it again.
+    last_normalized: Option<(Expr, StructInfo)>,
 }
 
 impl MutatorState {
@@ -81,8 +85,11 @@ pub fn entry<M: ExprMutator + ?Sized>(m: &mut M, e: &Expr) -> Transformed<Expr> 
                 return Transformed::Replace(new);
             }
             let state = m.mutator_state();
-            match state.builder.normalize(new.clone()) {
-                Ok(n) => Transformed::Replace(n),
+            match state.builder.normalize_with_sinfo(new.clone()) {
+                Ok((n, sinfo)) => {
+                    state.last_normalized = Some((n.clone(), sinfo));
+                    Transformed::Replace(n)
+                }
                 Err(err) => {
                     state.fail(err);
                     Transformed::Replace(new)
@@ -126,9 +133,14 @@ pub fn binding<M: ExprMutator + ?Sized>(m: &mut M, b: &Node<Binding>) -> Transfo
     let cast = cast.unwrap_or_clone(&b.cast);
     let var = visited.unwrap_or_clone(&b.var);
     // The variable takes the struct info its value (or cast) now has.
-    let sinfo = match &cast {
-        Some(c) => Ok(c.clone()),
-        None => sinfo_of(&value),
+    let derived = state
+        .last_normalized
+        .take()
+        .filter(|(e, _)| e.same_as(&value));
+    let sinfo = match (&cast, derived) {
+        (Some(c), _) => Ok(c.clone()),
+        (None, Some((_, s))) => Ok(s),
+        (None, None) => sinfo_of(&value),
     };
     let sinfo = match sinfo {
         Ok(s) => s,

@@ -486,10 +486,16 @@ fn conv2d(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(shape, dtype))
 }
 
+/// Whether [`legalize_call`] may rewrite a call of `name` (so that other
+/// calls skip deriving their arguments' struct info for it).
+pub fn has_legalizer(name: &str) -> bool {
+    name == "reshape"
+}
+
 /// Rewrites a call as TVM builds it: `R.reshape`'s `-1` is resolved from
 /// the data's shape. `None` when the call stays as it is.
 pub fn legalize_call(name: &str, args: &[Expr], arg_sinfo: &[StructInfo]) -> Option<Vec<Expr>> {
-    if name != "reshape" || args.len() != 2 {
+    if !has_legalizer(name) || args.len() != 2 {
         return None;
     }
     let Expr::ShapeExpr(target) = &args[1] else {
