@@ -330,3 +330,75 @@ fn shape_equality_is_proven_or_not_claimed() {
         &m
     ));
 }
+
+/// BB-finalize (TVM's `test_finalize_public_private_name_conflict`): two
+/// private functions and then a public one, all asked to be `func`. Until
+/// `finalize` the public one holds a fresh name; `finalize` gives it `func`,
+/// renames the private one that held it, and every call follows.
+#[test]
+fn finalize_gives_a_public_function_its_name_back_from_a_private_one() {
+    let mut bb = BlockBuilder::new();
+    bb.begin_private_function("func", vec![]).unwrap();
+    bb.emit_func_output(Expr::scalar(0.0, DataType::I64)).unwrap();
+    let first = bb.global_var("func");
+    bb.begin_private_function("func", vec![]).unwrap();
+    bb.begin_binding_block().unwrap();
+    let gv0 = bb
+        .emit(
+            Expr::Call(Node::new(ir_passes::relax::Call {
+                op: Expr::GlobalVar(first),
+                args: vec![],
+                attrs: vec![],
+                sinfo_args: vec![],
+            })),
+            "",
+        )
+        .unwrap();
+    bb.end_block().unwrap();
+    bb.emit_func_output(Expr::Var(gv0)).unwrap();
+    let second = bb.global_var("func1");
+    bb.begin_function("func", vec![]).unwrap();
+    bb.begin_binding_block().unwrap();
+    let gv1 = bb
+        .emit(
+            Expr::Call(Node::new(ir_passes::relax::Call {
+                op: Expr::GlobalVar(second),
+                args: vec![],
+                attrs: vec![],
+                sinfo_args: vec![],
+            })),
+            "",
+        )
+        .unwrap();
+    bb.end_block().unwrap();
+    bb.emit_func_output(Expr::Var(gv1)).unwrap();
+    let names: Vec<&str> = bb.context_module().names().collect();
+    assert_eq!(names, ["func", "func1", "func2"]);
+    assert!(!bb.context_module().get("func2").unwrap().private);
+
+    let module = bb.finalize().unwrap();
+    ir_passes::relax::well_formed(&module).unwrap();
+    assert_eq!(
+        ir_passes::relax::print_module(&module),
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def func() -> R.Tensor((), dtype="int64"):
+        cls = Module
+        gv1: R.Tensor((), dtype="int64") = cls.func1()
+        return gv1
+
+    @R.function(private=True)
+    def func1() -> R.Tensor((), dtype="int64"):
+        cls = Module
+        gv: R.Tensor((), dtype="int64") = cls.func3()
+        return gv
+
+    @R.function(private=True)
+    def func3() -> R.Tensor((), dtype="int64"):
+        return R.const(0, "int64")"#
+    );
+}

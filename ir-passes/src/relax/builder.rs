@@ -28,6 +28,7 @@ use super::expr::{Binding, BindingBlock, Expr, Function, GlobalVar, SeqExpr, Var
 use super::infer::sinfo_of;
 use super::module::RelaxModule;
 use super::prim::PrimExpr;
+use super::rename_globals::rename_globals;
 use super::sinfo::{FuncStructInfo, StructInfo, is_base_of};
 
 /// A misuse of the builder, or an expression that does not type.
@@ -57,6 +58,7 @@ struct Frame {
 /// A function being built with `begin_function` / `emit_func_output`.
 struct FunctionFrame {
     name: String,
+    private: bool,
     params: Vec<Node<Var>>,
     /// How deep the block stack was when it began.
     blocks_at: usize,
@@ -111,6 +113,9 @@ pub struct BlockBuilder {
     /// emitting only appends here, so a pass that never looks a binding up
     /// pays no hash-table insert per binding.
     bindings: BindingTable,
+    /// Public functions added under another name than asked for, because a
+    /// function held it: (name given, name asked for), settled at `finalize`.
+    public_symbols: Vec<(String, String)>,
 }
 
 /// The bindings emitted since the builder was last idle (no open block,
@@ -168,6 +173,7 @@ impl BlockBuilder {
             module: RelaxModule::new(),
             dedup: FxHashMap::default(),
             bindings: BindingTable::default(),
+            public_symbols: Vec::new(),
         };
         for (name, f) in module.functions() {
             bb.global_names.used.insert(name.to_owned());
@@ -744,10 +750,31 @@ impl BlockBuilder {
         name: &str,
         params: Vec<Node<Var>>,
     ) -> Result<(), BuilderError> {
+        self.begin_function_with(name, params, false)
+    }
+
+    /// Starts building a private function (`bb.function(..., private=True)`):
+    /// its name is not a symbol of the module, and `finalize` renames it when
+    /// a public function wants it.
+    pub fn begin_private_function(
+        &mut self,
+        name: &str,
+        params: Vec<Node<Var>>,
+    ) -> Result<(), BuilderError> {
+        self.begin_function_with(name, params, true)
+    }
+
+    fn begin_function_with(
+        &mut self,
+        name: &str,
+        params: Vec<Node<Var>>,
+        private: bool,
+    ) -> Result<(), BuilderError> {
         self.start_if_idle();
         self.scopes.push(params.clone());
         self.functions.push(FunctionFrame {
             name: name.to_owned(),
+            private,
             params,
             blocks_at: self.frames.len(),
             blocks: Vec::new(),
@@ -817,7 +844,7 @@ impl BlockBuilder {
             body,
             ret_sinfo,
             pure: true,
-            private: false,
+            private: f.private,
             attrs: Vec::new(),
         });
         self.add_function(func, &f.name)
@@ -887,6 +914,11 @@ impl BlockBuilder {
             .add_function(&name, func.clone())
             .map_err(|e| BuilderError(e.to_string()))?;
         self.record(&name, &func);
+        if !func.private && name != name_hint {
+            // A public function's name is its symbol: `finalize` gives it
+            // back, renaming a private function that holds it.
+            self.public_symbols.push((name.clone(), name_hint.to_owned()));
+        }
         Ok(self.global_var(&name))
     }
 
@@ -924,10 +956,47 @@ impl BlockBuilder {
     }
 
     /// The finished module; an error while a block or function is open.
+    ///
+    /// A public function added under a name a private function already held
+    /// got a fresh name then; here it takes its own name back, and the
+    /// private function a fresh one, every reference renamed (TVM's
+    /// `NormalizeGlobalVar`). Two public functions of one name are an error.
     pub fn finalize(&mut self) -> Result<RelaxModule, BuilderError> {
         if !self.frames.is_empty() || !self.functions.is_empty() {
             self.unwind();
             return err("finalize with a block or function still open");
+        }
+        let mut renames: FxHashMap<String, String> = FxHashMap::default();
+        for (key, symbol) in std::mem::take(&mut self.public_symbols) {
+            if self.module.get(&key).is_none_or(|f| f.private) {
+                continue;
+            }
+            let holder_renamed = renames.contains_key(&symbol);
+            match self.module.get(&symbol) {
+                Some(holder) if !holder.private && !holder_renamed => {
+                    return err(format!(
+                        "two public functions are named {symbol} (the second was added as {key})"
+                    ));
+                }
+                Some(_) if !holder_renamed => {
+                    let fresh = self.global_names.fresh(&symbol);
+                    renames.insert(symbol.clone(), fresh);
+                }
+                _ => {}
+            }
+            renames.insert(key, symbol);
+        }
+        if !renames.is_empty() {
+            self.module = rename_globals(&self.module, &renames)?;
+            self.dedup.clear();
+            let functions: Vec<_> = self
+                .module
+                .functions()
+                .map(|(n, f)| (n.to_owned(), f.clone()))
+                .collect();
+            for (name, f) in &functions {
+                self.record(name, f);
+            }
         }
         Ok(self.module.clone())
     }

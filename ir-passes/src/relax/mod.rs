@@ -70,6 +70,7 @@ mod parser;
 pub mod passes;
 mod prim;
 mod printer;
+mod rename_globals;
 mod sinfo;
 mod well_formed;
 
@@ -92,6 +93,7 @@ pub use prim::{
     PrimExprRewriter, PrimExprVisitor, PrimVar, Sub,
 };
 pub use printer::{print_expr, print_function, print_module};
+pub use rename_globals::rename_globals;
 pub use sinfo::{
     FuncStructInfo, ObjectStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo,
     StructInfoMutator, StructInfoRewriter, StructInfoVisitor, TensorStructInfo, TupleStructInfo,

@@ -1,0 +1,27 @@
+# from typing import TypeVar
+# from tvm.script import ir as I
+# from tvm.script import tirx as T
+# from tvm.tirx.layout import Axis
+# from tvm.script import relax as R
+
+n = TypeVar("n")
+@I.ir_module
+class Module:
+    @R.function(private=True)
+    def main_from_match_cast(y: R.Tensor(dtype="float32", ndim=1)) -> R.Tensor(dtype="float32", ndim=1):
+        n = T.int64()
+        y2: R.Tensor((n,), dtype="float32") = R.match_cast(y, R.Tensor((n,), dtype="float32"))
+        z: R.Tensor((n,), dtype="float32") = R.ones(R.shape([n]), dtype="float32")
+        return z
+
+    @R.function(private=True)
+    def main_from_param(y: R.Tensor((n,), dtype="float32")) -> R.Tensor((n,), dtype="float32"):
+        z: R.Tensor((n,), dtype="float32") = R.ones(R.shape([n]), dtype="float32")
+        return z
+
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tuple(R.Tensor((4,), dtype="float32"), R.Tensor(dtype="float32", ndim=1)):
+        cls = Module
+        a: R.Tensor((4,), dtype="float32") = cls.main_from_param(x)
+        b: R.Tensor(dtype="float32", ndim=1) = cls.main_from_match_cast(x)
+        return (a, b)
