@@ -339,7 +339,8 @@ fn shape_equality_is_proven_or_not_claimed() {
 fn finalize_gives_a_public_function_its_name_back_from_a_private_one() {
     let mut bb = BlockBuilder::new();
     bb.begin_private_function("func", vec![]).unwrap();
-    bb.emit_func_output(Expr::scalar(0.0, DataType::I64)).unwrap();
+    bb.emit_func_output(Expr::scalar(0.0, DataType::I64))
+        .unwrap();
     let first = bb.global_var("func");
     bb.begin_private_function("func", vec![]).unwrap();
     bb.begin_binding_block().unwrap();

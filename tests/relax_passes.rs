@@ -39,7 +39,12 @@ fn check_cases(prefix: &str, pipeline: &str) -> usize {
         };
         let before = fs::read_to_string(format!("{}/tvm/{before_name}", dir())).unwrap();
         let input = parse_module(&before).unwrap_or_else(|e| panic!("{before_name}: {e}"));
-        let passes = registry().pipeline(pipeline).unwrap();
+        // The pass's options as TVM's test gave them (`<case>.options`).
+        let pipeline = match fs::read_to_string(format!("{}/tvm/{case}.options", dir())) {
+            Ok(options) => format!("{pipeline}{{{}}}", options.trim()),
+            Err(_) => pipeline.to_owned(),
+        };
+        let passes = registry().pipeline(&pipeline).unwrap();
         let out = PassContext::default()
             .run(&passes, &input)
             .unwrap_or_else(|e| panic!("{case}: {e}"));
@@ -84,4 +89,16 @@ fn dead_code_elimination_matches_tvm() {
 fn canonicalize_bindings_matches_tvm() {
     let ran = check_cases("canonicalize_bindings__", "canonicalize-bindings");
     assert!(ran >= 32, "ran {ran}");
+}
+
+#[test]
+fn eliminate_common_subexpr_matches_tvm() {
+    let ran = check_cases("eliminate_common_subexpr__", "cse");
+    assert!(ran >= 10, "ran {ran}");
+}
+
+#[test]
+fn convert_to_dataflow_matches_tvm() {
+    let ran = check_cases("convert_to_dataflow__", "convert-to-dataflow");
+    assert!(ran >= 6, "ran {ran}");
 }

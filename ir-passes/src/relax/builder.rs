@@ -917,7 +917,8 @@ impl BlockBuilder {
         if !func.private && name != name_hint {
             // A public function's name is its symbol: `finalize` gives it
             // back, renaming a private function that holds it.
-            self.public_symbols.push((name.clone(), name_hint.to_owned()));
+            self.public_symbols
+                .push((name.clone(), name_hint.to_owned()));
         }
         Ok(self.global_var(&name))
     }

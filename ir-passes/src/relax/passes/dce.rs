@@ -8,26 +8,14 @@
 use ir_core::{IdSet, Node, Transformed};
 use rustc_hash::FxHashSet;
 
+use super::purity::impure;
 use super::uses::used_vars;
 use crate::relax::RelaxModule;
 use crate::relax::expr::{
     Binding, BindingBlock, Expr, ExprVisitor, Function, GlobalVar, If, SeqExpr, Var,
 };
 use crate::relax::prim::PrimExprVisitor;
-use crate::relax::sinfo::{StructInfo, StructInfoVisitor};
-
-/// Whether evaluating `e` may have an effect: a call to something not
-/// known to be pure.
-fn impure(e: &Expr) -> bool {
-    let Expr::Call(c) = e else { return false };
-    match &c.op {
-        Expr::Op(op) => !crate::relax::ops::lookup(&op.name).is_some_and(|d| d.pure),
-        callee => !matches!(
-            crate::relax::sinfo_of(callee),
-            Ok(StructInfo::FuncStructInfo(f)) if f.pure
-        ),
-    }
-}
+use crate::relax::sinfo::StructInfoVisitor;
 
 /// The sequence without its dead bindings; `Keep` when nothing is dead.
 pub fn remove_unused_bindings(seq: &Node<SeqExpr>) -> Transformed<Node<SeqExpr>> {

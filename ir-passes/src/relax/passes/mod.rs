@@ -1,13 +1,18 @@
 //! Relax passes, each usable on its own and by name from [`registry`].
 
 mod canonicalize;
+mod convert_to_dataflow;
+mod cse;
 mod dce;
 mod normalize;
+mod purity;
 mod registry;
 mod to_non_dataflow;
 mod uses;
 
 pub use canonicalize::canonicalize_bindings;
+pub use convert_to_dataflow::convert_to_dataflow;
+pub use cse::eliminate_common_subexpr;
 pub use dce::{dead_code_elimination, remove_unused_bindings};
 pub use normalize::normalize_module;
 pub use registry::{DEFAULT_PIPELINE, registry};

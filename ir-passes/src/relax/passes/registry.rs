@@ -3,10 +3,12 @@
 
 use ir_core::Transformed;
 use ir_core::pass::{
-    FunctionPass, ModulePass, Pass, PassContext, PassError, PassOptions, PassRegistry,
+    FunctionPass, ModulePass, Pass, PassContext, PassError, PassOptions, PassRegistry, Sequential,
 };
 
 use super::canonicalize::canonicalize_bindings;
+use super::convert_to_dataflow::convert_to_dataflow;
+use super::cse::eliminate_common_subexpr;
 use super::dce::{dead_code_elimination, remove_unused_bindings};
 use super::normalize::normalize_module_function;
 use super::to_non_dataflow::to_non_dataflow;
@@ -102,6 +104,49 @@ pub fn registry() -> PassRegistry<Func> {
                 |f: &Func, _: &RelaxModule, _: &PassContext<Func>| {
                     canonicalize_bindings(f).map_err(|e| PassError::new(e.0))
                 },
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "cse",
+        "bindings of a value bound before in scope use the earlier variable \
+         (TVM's EliminateCommonSubexpr; option call_only=true merges calls only)",
+        |o: &PassOptions| {
+            o.expect_only(&["call_only"])?;
+            let call_only = o.get_bool("call_only", false)?;
+            Ok(Box::new(FunctionPass::new(
+                "cse",
+                1,
+                move |f: &Func, _: &RelaxModule, _: &PassContext<Func>| {
+                    eliminate_common_subexpr(f, call_only).map_err(|e| PassError::new(e.0))
+                },
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "convert-to-dataflow",
+        "runs of pure bindings become dataflow blocks, then canonicalize-bindings \
+         (TVM's ConvertToDataflow; option min_size, default 2)",
+        |o: &PassOptions| {
+            o.expect_only(&["min_size"])?;
+            let min_size = o.get_u64("min_size", 2)? as usize;
+            let convert = FunctionPass::new(
+                "convert-to-dataflow",
+                0,
+                move |f: &Func, _: &RelaxModule, _: &PassContext<Func>| {
+                    convert_to_dataflow(f, min_size).map_err(|e| PassError::new(e.0))
+                },
+            );
+            let canonicalize = FunctionPass::new(
+                "canonicalize-bindings",
+                0,
+                |f: &Func, _: &RelaxModule, _: &PassContext<Func>| {
+                    canonicalize_bindings(f).map_err(|e| PassError::new(e.0))
+                },
+            );
+            Ok(Box::new(Sequential::new(
+                "convert-to-dataflow",
+                vec![Box::new(convert), Box::new(canonicalize)],
             )) as Box<dyn Pass<Func>>)
         },
     );

@@ -1,0 +1,237 @@
+//! `cse`: common subexpression elimination (TVM's `EliminateCommonSubexpr`).
+//!
+//! A binding whose value (with its match_cast type) is structurally equal
+//! to an earlier binding's in scope becomes a trivial binding of that
+//! earlier variable, and later uses of its variable use the earlier one
+//! (`canonicalize-bindings` then removes the trivial binding). Calls that
+//! may have effects are never merged; with `call_only`, only calls are.
+//!
+//! Scopes: what a dataflow block binds to dataflow variables is forgotten
+//! at its end; an `if` branch forgets what it learned; a nested function is
+//! rewritten on its own, from nothing. Each scope is undone from a log of
+//! what it added, so nested scopes cost what they add, not what encloses
+//! them.
+
+use ir_core::structural::{structural_eq, structural_hash};
+use ir_core::{Node, Transformed};
+use rustc_hash::FxHashMap;
+
+use super::purity::contains_impure_call;
+use crate::relax::BuilderError;
+use crate::relax::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, Var};
+use crate::relax::mutator::{self, MutatorState, run_mutator};
+use crate::relax::prim::PrimExprMutator;
+use crate::relax::sinfo::{StructInfo, StructInfoMutator};
+
+/// A value seen bound, and the variables bound to it in scope (the first
+/// is the one later duplicates become).
+struct Seen {
+    value: Expr,
+    cast: Option<StructInfo>,
+    vars: Vec<Node<Var>>,
+}
+
+/// What a scope added, to undo at its end.
+enum Added {
+    /// `var` was appended to the entry `table[hash][index]`.
+    Bound {
+        hash: u64,
+        index: usize,
+        var: Node<Var>,
+    },
+    /// `var`'s uses were remapped.
+    Remap(Node<Var>),
+}
+
+struct Cse {
+    state: MutatorState,
+    call_only: bool,
+    table: FxHashMap<u64, Vec<Seen>>,
+    log: Vec<Added>,
+}
+
+impl Cse {
+    fn new(call_only: bool) -> Self {
+        Cse {
+            state: MutatorState::default(),
+            call_only,
+            table: FxHashMap::default(),
+            log: Vec::new(),
+        }
+    }
+
+    fn is_clean(&self) -> bool {
+        self.log.is_empty()
+    }
+
+    /// Undoes what was added after `mark`; with `only_dataflow`, only the
+    /// dataflow variables' entries (a dataflow block's end) and every remap.
+    fn undo_to(&mut self, mark: usize, only_dataflow: bool) {
+        let added: Vec<Added> = self.log.drain(mark..).collect();
+        let mut kept = Vec::new();
+        for a in added.into_iter().rev() {
+            match a {
+                Added::Remap(var) => {
+                    self.state.var_remap.remove(&var.id());
+                }
+                Added::Bound { hash, index, var } => {
+                    if only_dataflow && !var.dataflow {
+                        kept.push(Added::Bound { hash, index, var });
+                        continue;
+                    }
+                    if let Some(entry) = self.table.get_mut(&hash).and_then(|e| e.get_mut(index))
+                        && let Some(at) = entry.vars.iter().rposition(|v| v.same_as(&var))
+                    {
+                        entry.vars.remove(at);
+                    }
+                }
+            }
+        }
+        kept.reverse();
+        self.log.extend(kept);
+    }
+
+    /// The value's slot in the table: (hash, index of an equal entry).
+    fn find(&self, value: &Expr, cast: &Option<StructInfo>) -> (u64, Option<usize>) {
+        let mut hash = structural_hash(value);
+        if let Some(c) = cast {
+            hash = hash.rotate_left(17) ^ structural_hash(c);
+        }
+        let index = self.table.get(&hash).and_then(|entries| {
+            entries.iter().position(|e| {
+                structural_eq(&e.value, value)
+                    && match (&e.cast, cast) {
+                        (None, None) => true,
+                        (Some(a), Some(b)) => structural_eq(a, b),
+                        _ => false,
+                    }
+            })
+        });
+        (hash, index)
+    }
+
+    fn eligible(&self, value: &Expr) -> bool {
+        !(self.call_only && !matches!(value, Expr::Call(_))) && !contains_impure_call(value)
+    }
+}
+
+impl PrimExprMutator for Cse {}
+impl StructInfoMutator for Cse {}
+
+impl ExprMutator for Cse {
+    fn mutator_state(&mut self) -> &mut MutatorState {
+        &mut self.state
+    }
+
+    fn mutate_binding(&mut self, b: &Node<Binding>) -> Transformed<Expr> {
+        let value = self.mutate_expr(&b.value);
+        let new_value = value.as_ref_or(&b.value).clone();
+        if self.eligible(&new_value) {
+            let (hash, found) = self.find(&new_value, &b.cast);
+            let first = found
+                .and_then(|i| self.table[&hash][i].vars.first().cloned())
+                .filter(|first| !first.same_as(&b.var));
+            let index = match found {
+                Some(i) => i,
+                None => {
+                    let entries = self.table.entry(hash).or_default();
+                    entries.push(Seen {
+                        value: new_value.clone(),
+                        cast: b.cast.clone(),
+                        vars: Vec::new(),
+                    });
+                    entries.len() - 1
+                }
+            };
+            self.table.get_mut(&hash).expect("just inserted")[index]
+                .vars
+                .push(b.var.clone());
+            self.log.push(Added::Bound {
+                hash,
+                index,
+                var: b.var.clone(),
+            });
+            if let Some(first) = first {
+                // The duplicate becomes `var = first`, and its uses `first`.
+                self.state.remap(&b.var, &first);
+                self.log.push(Added::Remap(b.var.clone()));
+                let trivial = Node::new(Binding {
+                    value: Expr::Var(first),
+                    cast: None,
+                    var: b.var.clone(),
+                });
+                if let Err(e) = self.state.builder.emit_normalized(trivial) {
+                    self.state.error.get_or_insert(e);
+                }
+                return Transformed::Keep;
+            }
+        }
+        if value.is_keep() {
+            return mutator::binding(self, b);
+        }
+        let rebuilt = Node::new(Binding {
+            value: new_value,
+            cast: b.cast.clone(),
+            var: b.var.clone(),
+        });
+        mutator::binding(self, &rebuilt)
+    }
+
+    fn mutate_binding_block(&mut self, block: &Node<BindingBlock>) -> Transformed<Expr> {
+        let mark = self.log.len();
+        let out = mutator::binding_block(self, block);
+        if block.dataflow {
+            self.undo_to(mark, true);
+        }
+        out
+    }
+
+    fn mutate_if(&mut self, i: &Node<If>) -> Transformed<Expr> {
+        // Each branch starts from what was known before the `if`.
+        let cond = self.mutate_expr(&i.cond);
+        let mark = self.log.len();
+        let t = mutator::visit_with_new_scope(self, &i.true_branch, &[]);
+        self.undo_to(mark, false);
+        let f = mutator::visit_with_new_scope(self, &i.false_branch, &[]);
+        self.undo_to(mark, false);
+        if cond.is_keep() && t.is_keep() && f.is_keep() {
+            return Transformed::Keep;
+        }
+        Transformed::Replace(
+            If {
+                cond: cond.unwrap_or_clone(&i.cond),
+                true_branch: t.unwrap_or_clone(&i.true_branch),
+                false_branch: f.unwrap_or_clone(&i.false_branch),
+            }
+            .into(),
+        )
+    }
+
+    fn mutate_function(&mut self, f: &Node<Function>) -> Transformed<Expr> {
+        if self.is_clean() {
+            return mutator::function(self, f);
+        }
+        // A nested function is rewritten from nothing, so that no binding
+        // of one scope stands for a value of the other.
+        let mut inner = Cse::new(self.call_only);
+        match run_mutator(&mut inner, &Expr::Function(f.clone())) {
+            Ok(Expr::Function(g)) if !g.same_as(f) => Transformed::Replace(Expr::Function(g)),
+            Ok(_) => Transformed::Keep,
+            Err(e) => {
+                self.state.error.get_or_insert(e);
+                Transformed::Keep
+            }
+        }
+    }
+}
+
+/// `f` with common subexpressions eliminated; `call_only` merges calls only.
+pub fn eliminate_common_subexpr(
+    f: &Node<Function>,
+    call_only: bool,
+) -> Result<Transformed<Node<Function>>, BuilderError> {
+    match run_mutator(&mut Cse::new(call_only), &Expr::Function(f.clone()))? {
+        Expr::Function(g) if !g.same_as(f) => Ok(Transformed::Replace(g)),
+        _ => Ok(Transformed::Keep),
+    }
+}
