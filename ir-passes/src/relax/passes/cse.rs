@@ -111,7 +111,7 @@ impl Cse {
     }
 
     fn eligible(&self, value: &Expr) -> bool {
-        !(self.call_only && !matches!(value, Expr::Call(_))) && !contains_impure_call(value)
+        (matches!(value, Expr::Call(_)) || !self.call_only) && !contains_impure_call(value)
     }
 }
 
