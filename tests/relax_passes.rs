@@ -102,3 +102,27 @@ fn convert_to_dataflow_matches_tvm() {
     let ran = check_cases("convert_to_dataflow__", "convert-to-dataflow");
     assert!(ran >= 6, "ran {ran}");
 }
+
+#[test]
+fn lambda_lift_matches_tvm() {
+    let ran = check_cases("lambda_lift__", "lambda-lift");
+    assert!(ran >= 5, "ran {ran}");
+}
+
+/// TVM's `test_input_module_is_unmodified`: lambda-lift returns a new
+/// module, and the input still prints as it did, its closure in place.
+#[test]
+fn lambda_lift_leaves_its_input_as_it_was() {
+    let text = fs::read_to_string(format!(
+        "{}/tvm/lambda_lift__input_module_is_unmodified.before.py",
+        dir()
+    ))
+    .unwrap();
+    let input = parse_module(&text).unwrap();
+    let printed = print_module(&input);
+    let passes = registry().pipeline("lambda-lift").unwrap();
+    let out = PassContext::default().run(&passes, &input).unwrap();
+    assert_eq!(out.len(), 3);
+    assert_eq!(input.len(), 1);
+    assert_eq!(print_module(&input), printed);
+}

@@ -3,11 +3,12 @@
 //! work per node; nothing is cached on the nodes (TVM stores it in a
 //! write-once field instead), so a rebuilt node can never carry stale info.
 
-use ir_core::stack;
+use ir_core::{IdMap, Node, Transformed, stack};
 
 use super::expr::{Call, Expr};
 use super::ops;
-use super::sinfo::{FuncStructInfo, PrimStructInfo, StructInfo, lca};
+use super::prim::{PrimExpr, PrimExprMutator, PrimVar};
+use super::sinfo::{FuncStructInfo, PrimStructInfo, StructInfo, StructInfoMutator, lca};
 
 /// What is known about the value of `e`; an error for an ill-typed call.
 pub fn sinfo_of(e: &Expr) -> Result<StructInfo, String> {
@@ -75,19 +76,86 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
         }
         callee => match sinfo_of(callee)? {
             StructInfo::FuncStructInfo(f) => {
-                if let Some(params) = &f.params
-                    && params.len() != c.args.len()
-                {
+                let Some(params) = &f.params else {
+                    return Ok(f.ret.clone());
+                };
+                if params.len() != c.args.len() {
                     return Err(format!(
                         "the callee takes {} arguments, got {}",
                         params.len(),
                         c.args.len()
                     ));
                 }
-                Ok(f.ret.clone())
+                let args = c.args.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>()?;
+                Ok(derive_ret(params, &args, &f.ret))
             }
             StructInfo::ObjectStructInfo(_) => Ok(StructInfo::object()),
             _ => Err("the callee is not a function".to_owned()),
         },
     }
 }
+
+/// A callee's result in the caller's terms: the symbolic variables of its
+/// parameters' shapes, matched against the arguments' shapes, are replaced
+/// in its result (TVM's `DeriveCallRetStructInfo`), so that
+/// `f(x: (n, m)) -> (n, m)` called on `(a, 4)` gives `(a, 4)`.
+fn derive_ret(params: &[StructInfo], args: &[StructInfo], ret: &StructInfo) -> StructInfo {
+    let mut bind = Bind::default();
+    for (p, a) in params.iter().zip(args) {
+        bind.unify(p, a);
+    }
+    if bind.map.is_empty() {
+        return ret.clone();
+    }
+    bind.mutate_struct_info(ret).unwrap_or_clone(ret)
+}
+
+/// Symbolic variable -> what it stands for at a call.
+#[derive(Default)]
+struct Bind {
+    map: IdMap<Node<PrimVar>, PrimExpr>,
+}
+
+impl Bind {
+    fn unify(&mut self, param: &StructInfo, arg: &StructInfo) {
+        stack::guarded(|| match (param, arg) {
+            (StructInfo::TensorStructInfo(p), StructInfo::TensorStructInfo(a)) => {
+                if let (Some(ps), Some(xs)) = (&p.shape, &a.shape) {
+                    self.dims(ps, xs);
+                }
+            }
+            (StructInfo::ShapeStructInfo(p), StructInfo::ShapeStructInfo(a)) => {
+                if let (Some(ps), Some(xs)) = (&p.values, &a.values) {
+                    self.dims(ps, xs);
+                }
+            }
+            (StructInfo::TupleStructInfo(p), StructInfo::TupleStructInfo(a)) => {
+                for (p, a) in p.fields.iter().zip(&a.fields) {
+                    self.unify(p, a);
+                }
+            }
+            _ => {}
+        })
+    }
+
+    fn dims(&mut self, params: &[PrimExpr], args: &[PrimExpr]) {
+        if params.len() != args.len() {
+            return;
+        }
+        for (p, a) in params.iter().zip(args) {
+            if let PrimExpr::PrimVar(v) = p {
+                self.map.entry(v.id()).or_insert_with(|| a.clone());
+            }
+        }
+    }
+}
+
+impl PrimExprMutator for Bind {
+    fn mutate_prim_var(&mut self, v: &Node<PrimVar>) -> Transformed<PrimExpr> {
+        match self.map.get(&v.id()) {
+            Some(e) => Transformed::Replace(e.clone()),
+            None => Transformed::Keep,
+        }
+    }
+}
+impl StructInfoMutator for Bind {}

@@ -18,7 +18,7 @@ pub struct OpDef {
     pub arity: usize,
     /// Its inference.
     pub infer: Infer,
-    /// Whether it has side effects (none of these do).
+    /// Whether it is free of side effects (all but `invoke_closure`).
     pub pure: bool,
 }
 
@@ -49,7 +49,23 @@ static OPS: &[OpDef] = &[
     op("shape_of", 1, shape_of),
     op("astype", 1, astype),
     op("nn.conv2d", 2, conv2d),
+    // Closures, as lambda-lift makes them: `R.make_closure(cls.f, (captured,))`
+    // is an opaque object, and invoking one yields its `ty_args`.
+    op("make_closure", 2, closure_object),
+    op("invoke_pure_closure", 2, closure_object),
+    OpDef {
+        name: "invoke_closure",
+        arity: 2,
+        infer: closure_object,
+        pure: false,
+    },
 ];
+
+/// A closure, or a call of one whose result type the call does not give
+/// (`ty_args`, which takes precedence, is checked by the caller).
+fn closure_object(_: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    Ok(StructInfo::object())
+}
 
 /// The operator named `name` (without `R.`).
 pub fn lookup(name: &str) -> Option<&'static OpDef> {

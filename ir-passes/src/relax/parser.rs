@@ -1131,8 +1131,21 @@ impl Parser {
                     "astype" => &["dtype"],
                     _ => &[],
                 };
+                let mut sinfo_args = Vec::new();
                 while !self.is_punct(")") {
-                    if matches!(self.peek(), Tok::Name(_))
+                    if self.is_name("ty_args") && matches!(self.peek_at(1), Tok::Punct("=")) {
+                        // The result's struct info: `ty_args=(R.Tensor(...),)`.
+                        self.bump();
+                        self.bump();
+                        self.punct("(")?;
+                        while !self.is_punct(")") {
+                            sinfo_args.push(self.annotation(scope)?);
+                            if !self.eat_punct(",") {
+                                break;
+                            }
+                        }
+                        self.punct(")")?;
+                    } else if matches!(self.peek(), Tok::Name(_))
                         && matches!(self.peek_at(1), Tok::Punct("="))
                     {
                         let key = self.name()?;
@@ -1188,7 +1201,7 @@ impl Parser {
                     .into(),
                     args,
                     attrs,
-                    sinfo_args: Vec::new(),
+                    sinfo_args,
                 }
                 .into())
             }

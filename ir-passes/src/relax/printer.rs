@@ -388,7 +388,7 @@ impl Printer {
         );
         if !c.sinfo_args.is_empty() {
             let s: Vec<String> = c.sinfo_args.iter().map(|s| self.sinfo(s, false)).collect();
-            args.push(format!("sinfo_args=({},)", s.join(", ")));
+            args.push(format!("ty_args=({},)", s.join(", ")));
         }
         format!("{callee}({})", args.join(", "))
     }

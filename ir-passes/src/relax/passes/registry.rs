@@ -10,6 +10,7 @@ use super::canonicalize::canonicalize_bindings;
 use super::convert_to_dataflow::convert_to_dataflow;
 use super::cse::eliminate_common_subexpr;
 use super::dce::{dead_code_elimination, remove_unused_bindings};
+use super::lambda_lift::lambda_lift;
 use super::normalize::normalize_module_function;
 use super::to_non_dataflow::to_non_dataflow;
 use crate::relax::expr::{Expr, Function};
@@ -147,6 +148,21 @@ pub fn registry() -> PassRegistry<Func> {
             Ok(Box::new(Sequential::new(
                 "convert-to-dataflow",
                 vec![Box::new(convert), Box::new(canonicalize)],
+            )) as Box<dyn Pass<Func>>)
+        },
+    );
+    r.register(
+        "lambda-lift",
+        "local functions become private globals, captured variables extra parameters \
+         (TVM's LambdaLift)",
+        |o: &PassOptions| {
+            o.expect_only(&[])?;
+            Ok(Box::new(ModulePass::new(
+                "lambda-lift",
+                0,
+                |m: &RelaxModule, _: &PassContext<Func>| {
+                    lambda_lift(m).map_err(|e| PassError::new(e.0))
+                },
             )) as Box<dyn Pass<Func>>)
         },
     );
