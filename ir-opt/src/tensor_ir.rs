@@ -48,6 +48,7 @@ pub fn run(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, Str
         parse: |text| parse_module(text).map_err(|e| e.to_string()),
         print: print_module,
         verify,
+        dot: None,
         check_input: false,
     };
     text_dialect::run(dialect, args, input)

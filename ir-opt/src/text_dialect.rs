@@ -33,6 +33,8 @@ pub struct TextDialect<F: 'static> {
     pub verify: fn(&Module<F>) -> Result<(), String>,
     /// Whether the input is checked before any pass runs.
     pub check_input: bool,
+    /// Prints a module as a Graphviz graph (`--emit dot`), if the dialect can.
+    pub dot: Option<fn(&Module<F>) -> String>,
 }
 
 /// Runs `dialect` on `input` (the file's text, or `None` for the demo).
@@ -49,8 +51,11 @@ pub fn run<F: Clone + Send + Sync + StructuralEq + 'static>(
         }
         return Ok(ExitCode::SUCCESS);
     }
-    if matches!(args.emit, Emit::Dot) {
-        return Err(format!("--emit dot is for Relay; {}", dialect.prints_as));
+    if matches!(args.emit, Emit::Dot) && dialect.dot.is_none() {
+        return Err(format!(
+            "--emit dot is for Relay and Relax; {}",
+            dialect.prints_as
+        ));
     }
     let demo = input.is_none();
     let (demo_text, demo_name) = dialect.demo;
@@ -69,7 +74,9 @@ pub fn run<F: Clone + Send + Sync + StructuralEq + 'static>(
         dialect.verify,
     )?;
     let (print, comment) = (dialect.print, dialect.comment);
-    if demo {
+    let dot = dialect.dot.filter(|_| matches!(args.emit, Emit::Dot));
+    // A graph is printed alone, so that it can go straight to Graphviz.
+    if demo && dot.is_none() {
         println!("{comment} The {demo_name}:");
         println!("{}", print(&input));
         println!();
@@ -79,7 +86,10 @@ pub fn run<F: Clone + Send + Sync + StructuralEq + 'static>(
         );
     }
     let got = print(&output);
-    println!("{got}");
+    match dot {
+        Some(dot) => print!("{}", dot(&output)),
+        None => println!("{got}"),
+    }
 
     if let Some(expect_path) = &args.expect {
         let expected = parse(&read(expect_path)?, expect_path)?;

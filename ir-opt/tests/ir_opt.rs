@@ -409,3 +409,34 @@ fn the_relax_demo_runs_its_default_pipeline() {
     assert!(before.contains("dead:") && before.contains("def unused"));
     assert!(!after.contains("dead:") && !after.contains("def unused"));
 }
+
+#[test]
+fn relax_prints_as_a_dataflow_graph() {
+    let out = ir_opt(&["-", "--emit", "dot", "--passes", "dce"], Some(RELAX));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        r#"digraph module {
+  rankdir=BT;
+ subgraph cluster_0 {
+  label="main";
+  f0_x [label="x"];
+  subgraph cluster_f0_df0 {
+   label="dataflow"; style=dashed;
+  f0_b0 [label="lv = R.exp", shape=box];
+  f0_x -> f0_b0;
+  f0_b1 [label="gv = R.nn.relu", shape=box];
+  f0_b0 -> f0_b1;
+  }
+  f0_out [label="output", shape=doublecircle];
+  f0_b1 -> f0_out;
+ }
+}
+"#
+    );
+    // The Tensor IR has no graph form.
+    let path = temp_file("scale_dot.tir", KERNEL);
+    let out = ir_opt(&[&path, "--emit", "dot"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--emit dot is for Relay and Relax"));
+}

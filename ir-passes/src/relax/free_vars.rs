@@ -1,9 +1,9 @@
 //! Free variables: those an expression uses but does not define (TVM's
 //! `relax.analysis.free_vars`).
 
-use ir_core::{IdSet, Node, Walk};
+use ir_core::{IdMap, IdSet, Node, Walk};
 
-use super::expr::{Expr, ExprVisitor, Var};
+use super::expr::{Expr, ExprVisitor, Function, Var};
 use super::prim::PrimExprVisitor;
 use super::sinfo::StructInfoVisitor;
 
@@ -56,4 +56,68 @@ pub fn free_vars(e: &Expr) -> Vec<Node<Var>> {
         .into_iter()
         .filter(|v| !defined.contains(&v.id()))
         .collect()
+}
+
+/// One open function of [`free_vars_of_functions`]'s walk.
+struct Frame {
+    function: Node<Function>,
+    scan: Scan,
+}
+
+/// The walk of [`free_vars_of_functions`]: a [`Scan`] per open function.
+#[derive(Default)]
+struct Frames {
+    open: Vec<Frame>,
+    done: IdMap<Node<Function>, Vec<Node<Var>>>,
+}
+
+impl Frames {
+    fn used(&mut self, v: &Node<Var>) {
+        if let Some(top) = self.open.last_mut() {
+            top.scan.visit_var(v);
+        }
+    }
+}
+
+impl PrimExprVisitor for Frames {}
+impl StructInfoVisitor for Frames {}
+impl ExprVisitor for Frames {
+    fn visit_var(&mut self, v: &Node<Var>) {
+        self.used(v);
+    }
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        if let Some(top) = self.open.last_mut() {
+            top.scan.visit_var_def(v);
+        }
+    }
+    fn visit_function(&mut self, f: &Node<Function>) {
+        self.open.push(Frame {
+            function: f.clone(),
+            scan: Scan::default(),
+        });
+        (**f).walk(self);
+        let Some(Frame { function, scan }) = self.open.pop() else {
+            return;
+        };
+        let free: Vec<Node<Var>> = scan
+            .candidates
+            .into_iter()
+            .filter(|v| !scan.defined.contains(&v.id()))
+            .collect();
+        // What is free in a nested function is used by the one around it.
+        for v in &free {
+            self.used(v);
+        }
+        self.done.insert(function.id(), free);
+    }
+}
+
+/// The free variables of every function in `e` (nested ones included), by
+/// function, each as [`free_vars`] gives it: one walk, where calling
+/// `free_vars` on each function of a nest would walk the inner ones again
+/// at every level.
+pub fn free_vars_of_functions(e: &Expr) -> IdMap<Node<Function>, Vec<Node<Var>>> {
+    let mut frames = Frames::default();
+    e.walk(&mut frames);
+    frames.done
 }

@@ -58,6 +58,7 @@
 
 mod arith;
 mod builder;
+mod dot;
 mod dtype;
 mod expr;
 mod free_vars;
@@ -76,13 +77,14 @@ mod well_formed;
 
 pub use arith::{can_prove_equal, const_value, simplify};
 pub use builder::{BlockBuilder, BuilderError, is_leaf};
+pub use dot::module_to_dot;
 pub use dtype::DataType;
 pub use expr::{
     AttrValue, Attrs, Binding, BindingBlock, Call, ConstData, Constant, Expr, ExprMutator,
     ExprVisitor, ExternFunc, Function, GlobalVar, If, Op, PrimValue, SeqExpr, ShapeExpr, StringImm,
     Tuple, TupleGetItem, Var,
 };
-pub use free_vars::free_vars;
+pub use free_vars::{free_vars, free_vars_of_functions};
 pub use infer::sinfo_of;
 pub use module::RelaxModule;
 pub use mutator::{MutatorState, run_mutator};

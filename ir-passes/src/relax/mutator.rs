@@ -117,6 +117,17 @@ pub fn var_def<M: ExprMutator + ?Sized>(_: &mut M, _: &Node<Var>) -> Transformed
 /// `ReEmitBinding`). The result is `Keep`: the binding is in the builder.
 pub fn binding<M: ExprMutator + ?Sized>(m: &mut M, b: &Node<Binding>) -> Transformed<Expr> {
     let value = m.mutate_expr(&b.value);
+    binding_with_value(m, b, value)
+}
+
+/// [`binding`] once its value was visited (for a pass's binding hook that
+/// looks at the visited value first: visiting it again would cost the
+/// value's size once more, and nested functions twice per level).
+pub fn binding_with_value<M: ExprMutator + ?Sized>(
+    m: &mut M,
+    b: &Node<Binding>,
+    value: Transformed<Expr>,
+) -> Transformed<Expr> {
     let cast = match &b.cast {
         Some(c) => m.mutate_struct_info(c).map(Some),
         None => Transformed::Keep,

@@ -6,6 +6,9 @@
 //! (`canonicalize-bindings` then removes the trivial binding). Calls that
 //! may have effects are never merged; with `call_only`, only calls are.
 //!
+//! Functions and `if`s bound to variables are not merged (see
+//! `eligible`).
+//!
 //! Scopes: what a dataflow block binds to dataflow variables is forgotten
 //! at its end; an `if` branch forgets what it learned; a nested function is
 //! rewritten on its own, from nothing. Each scope is undone from a log of
@@ -18,7 +21,9 @@ use rustc_hash::FxHashMap;
 
 use super::purity::contains_impure_call;
 use crate::relax::BuilderError;
-use crate::relax::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, Var};
+use crate::relax::expr::{
+    Binding, BindingBlock, Expr, ExprMutator, ExprVisitor, Function, If, Var,
+};
 use crate::relax::mutator::{self, MutatorState, run_mutator};
 use crate::relax::prim::PrimExprMutator;
 use crate::relax::sinfo::{StructInfo, StructInfoMutator};
@@ -93,7 +98,13 @@ impl Cse {
 
     /// The value's slot in the table: (hash, index of an equal entry).
     fn find(&self, value: &Expr, cast: &Option<StructInfo>) -> (u64, Option<usize>) {
-        let mut hash = structural_hash(value);
+        // Structural hashing sees a free variable only by its contents, so
+        // `add(lv1, x)` and `add(lv2, x)` would share a bucket (and a chain
+        // of such bindings, one bucket); the identities of the variables
+        // used tell them apart.
+        let mut ids = VarIds(0);
+        ir_core::Walk::walk(value, &mut ids);
+        let mut hash = structural_hash(value) ^ ids.0;
         if let Some(c) = cast {
             hash = hash.rotate_left(17) ^ structural_hash(c);
         }
@@ -111,8 +122,29 @@ impl Cse {
     }
 
     fn eligible(&self, value: &Expr) -> bool {
+        // Values that are scopes (functions, `if`s) are not merged: hashing
+        // each one of a nest of them would cost the nest's size per level.
+        // (TVM merges equal local functions; this pass does not.)
+        if matches!(value, Expr::Function(_) | Expr::If(_) | Expr::SeqExpr(_)) {
+            return false;
+        }
         (matches!(value, Expr::Call(_)) || !self.call_only) && !contains_impure_call(value)
     }
+}
+
+/// An order-insensitive hash of the variables an expression uses.
+struct VarIds(u64);
+
+impl crate::relax::prim::PrimExprVisitor for VarIds {}
+impl crate::relax::sinfo::StructInfoVisitor for VarIds {}
+impl ExprVisitor for VarIds {
+    fn visit_var(&mut self, v: &Node<Var>) {
+        let id = v.id();
+        let mut h = rustc_hash::FxHasher::default();
+        std::hash::Hash::hash(&id, &mut h);
+        self.0 = self.0.wrapping_add(std::hash::Hasher::finish(&h));
+    }
+    fn visit_var_def(&mut self, _: &Node<Var>) {}
 }
 
 impl PrimExprMutator for Cse {}
@@ -166,15 +198,7 @@ impl ExprMutator for Cse {
                 return Transformed::Keep;
             }
         }
-        if value.is_keep() {
-            return mutator::binding(self, b);
-        }
-        let rebuilt = Node::new(Binding {
-            value: new_value,
-            cast: b.cast.clone(),
-            var: b.var.clone(),
-        });
-        mutator::binding(self, &rebuilt)
+        mutator::binding_with_value(self, b, value)
     }
 
     fn mutate_binding_block(&mut self, block: &Node<BindingBlock>) -> Transformed<Expr> {

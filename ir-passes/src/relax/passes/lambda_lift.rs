@@ -18,7 +18,7 @@ use rustc_hash::FxHashSet;
 
 use crate::relax::BuilderError;
 use crate::relax::expr::{Binding, Call, Expr, ExprMutator, Function, GlobalVar, Op, Var};
-use crate::relax::free_vars::free_vars;
+use crate::relax::free_vars::free_vars_of_functions;
 use crate::relax::module::RelaxModule;
 use crate::relax::mutator::{self, MutatorState, run_mutator};
 use crate::relax::prim::PrimExprMutator;
@@ -46,27 +46,30 @@ struct LambdaLift<'a> {
     /// Local function variables (without captures, or inside themselves)
     /// -> how they are now reached.
     direct: IdMap<Node<Var>, Lifted>,
+    /// The free variables of every function of the global one.
+    free: IdMap<Node<Function>, Vec<Node<Var>>>,
 }
 
 impl LambdaLift<'_> {
     fn fresh_name(&mut self, local: &str) -> String {
         let first = format!("{}_{local}", self.global_name);
-        let mut full = self.global_name.clone();
-        for p in &self.path {
+        let name = if self.taken.contains(&first) {
+            // Only then the path (building it at every level of a nest of
+            // functions would cost the depth each time).
+            let mut full = self.global_name.clone();
+            for p in &self.path {
+                full.push('_');
+                full.push_str(p);
+            }
             full.push('_');
-            full.push_str(p);
-        }
-        full.push('_');
-        full.push_str(local);
-        let name = [first, full.clone()]
-            .into_iter()
-            .find(|n| !self.taken.contains(n))
-            .unwrap_or_else(|| {
-                (0..)
-                    .map(|i| format!("{full}_{i}"))
-                    .find(|n| !self.taken.contains(n))
-                    .unwrap_or(full)
-            });
+            full.push_str(local);
+            std::iter::once(full.clone())
+                .chain((0..).map(|i| format!("{full}_{i}")))
+                .find(|n| !self.taken.contains(n))
+                .unwrap_or(full)
+        } else {
+            first
+        };
         self.taken.insert(name.clone());
         name
     }
@@ -78,9 +81,13 @@ impl LambdaLift<'_> {
     /// Lifts `f`, bound to `var`: adds the global and binds or forgets `var`.
     fn lift(&mut self, var: &Node<Var>, f: &Node<Function>) {
         // Captured: free in `f`, other than itself and lifted globals.
-        let captured: Vec<Node<Var>> = free_vars(&Expr::Function(f.clone()))
+        let captured: Vec<Node<Var>> = self
+            .free
+            .get(&f.id())
             .into_iter()
+            .flatten()
             .filter(|v| !v.same_as(var) && !self.direct.contains_key(&v.id()))
+            .cloned()
             .collect();
         // Inside, a captured variable is a new parameter of the same name and
         // of the struct info it has now (a closure is an object).
@@ -271,6 +278,7 @@ pub fn lambda_lift(module: &RelaxModule) -> Result<RelaxModule, BuilderError> {
             taken: &mut taken,
             lifted: &mut lifted,
             direct: IdMap::default(),
+            free: free_vars_of_functions(&Expr::Function(f.clone())),
         };
         if let Expr::Function(g) = run_mutator(&mut pass, &Expr::Function(f.clone()))?
             && !g.same_as(f)
