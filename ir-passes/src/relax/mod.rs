@@ -63,6 +63,7 @@ mod dtype;
 mod expr;
 mod free_vars;
 mod infer;
+pub mod interp;
 mod lexer;
 mod module;
 pub mod mutator;
