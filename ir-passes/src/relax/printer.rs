@@ -13,11 +13,11 @@ use ir_core::{IdMap, IdSet, Node};
 use rustc_hash::FxHashSet;
 
 use super::expr::{
-    AttrValue, Binding, BindingBlock, Call, Expr, ExprVisitor, Function, SeqExpr, Var,
+    AttrValue, Binding, BindingBlock, Call, Constant, Expr, ExprVisitor, Function, SeqExpr, Var,
 };
 use super::module::RelaxModule;
 use super::prim::{PrimExpr, PrimExprVisitor, PrimVar};
-use super::sinfo::{StructInfo, StructInfoVisitor};
+use super::sinfo::{StructInfo, StructInfoVisitor, TensorStructInfo};
 
 const METADATA_NOTE: &str = "# Metadata omitted. Use show_meta=True in script() method to show it.";
 
@@ -86,13 +86,20 @@ impl Names {
         }
         let base = match v.name.as_str() {
             "" => "v".to_owned(),
-            n => n.replace('.', "_"),
+            n if n.contains('.') => n.replace('.', "_"),
+            n => n.to_owned(),
         };
-        let mut name = base.clone();
-        let mut i = 1;
-        while !self.used.insert(name.clone()) {
-            name = format!("{base}_{i}");
-            i += 1;
+        let mut name = base;
+        if !self.used.insert(name.clone()) {
+            let mut i = 1;
+            loop {
+                let candidate = format!("{name}_{i}");
+                if self.used.insert(candidate.clone()) {
+                    name = candidate;
+                    break;
+                }
+                i += 1;
+            }
         }
         self.by_var.insert(v.id(), name.clone());
         if let Some(scope) = self.scopes.last_mut() {
@@ -114,10 +121,19 @@ struct Printer {
     type_vars: BTreeSet<String>,
     /// Non-scalar constants, printed as `metadata[...]`.
     metadata: usize,
+    /// Tensor annotations already printed (outside signatures), by node.
+    tensor_text: IdMap<Node<TensorStructInfo>, String>,
+    /// Scalar constants already printed, by node.
+    constant_text: IdMap<Node<Constant>, String>,
 }
 
-fn indent(level: usize) -> String {
-    "    ".repeat(level)
+fn indent(level: usize) -> std::borrow::Cow<'static, str> {
+    // Most lines are a few levels deep: a slice of a constant, no allocation.
+    const SPACES: &str = "                                                                ";
+    match SPACES.get(..4 * level) {
+        Some(pad) => pad.into(),
+        None => "    ".repeat(level).into(),
+    }
 }
 
 impl Printer {
@@ -127,6 +143,8 @@ impl Printer {
             uses_t: false,
             type_vars: BTreeSet::new(),
             metadata: 0,
+            tensor_text: IdMap::default(),
+            constant_text: IdMap::default(),
         }
     }
 
@@ -318,6 +336,9 @@ impl Printer {
     /// prints without parentheses.
     fn value(&mut self, e: &Expr, names: &mut Names, top: bool) -> String {
         ir_core::stack::guarded(|| match e {
+            Expr::Constant(c) if self.constant_text.contains_key(&c.id()) => {
+                self.constant_text[&c.id()].clone()
+            }
             Expr::Constant(c) => {
                 let d = &c.data;
                 let inline = d.shape.is_empty()
@@ -329,11 +350,15 @@ impl Printer {
                             | super::DataType::Float(16 | 32 | 64)
                     );
                 if inline {
-                    format!(
+                    // A shared constant (`R.add(lv, c)` a million times) is
+                    // formatted once.
+                    let text = format!(
                         "R.const({}, \"{}\")",
                         scalar(d.values.first().copied().unwrap_or(0.0), d.dtype),
                         d.dtype
-                    )
+                    );
+                    self.constant_text.insert(c.id(), text.clone());
+                    text
                 } else {
                     self.metadata += 1;
                     format!("metadata[\"ir.GenericConst\"][{}]", self.metadata - 1)
@@ -407,6 +432,19 @@ impl Printer {
     /// A struct info annotation; in a signature (`quoted`), compound shape
     /// values are strings.
     fn sinfo(&mut self, s: &StructInfo, quoted: bool) -> String {
+        // A tensor annotation shared by many variables is printed once.
+        if let (StructInfo::TensorStructInfo(t), false) = (s, quoted) {
+            if let Some(text) = self.tensor_text.get(&t.id()) {
+                return text.clone();
+            }
+            let text = self.sinfo_uncached(s, quoted);
+            self.tensor_text.insert(t.id(), text.clone());
+            return text;
+        }
+        self.sinfo_uncached(s, quoted)
+    }
+
+    fn sinfo_uncached(&mut self, s: &StructInfo, quoted: bool) -> String {
         ir_core::stack::guarded(|| match s {
             StructInfo::ObjectStructInfo(_) => "R.Any".to_owned(),
             StructInfo::PrimStructInfo(p) => {
