@@ -351,9 +351,22 @@ pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Trans
 /// `if`: the condition, then each branch in a new scope.
 #[allow(non_snake_case)]
 pub fn if_<M: ExprMutator + ?Sized>(m: &mut M, i: &Node<If>) -> Transformed<Expr> {
+    if_with(m, i, |_| {})
+}
+
+/// [`if_`], calling `after_branch` after each branch: a pass that learns
+/// facts inside a branch forgets them there, so that the other branch and
+/// what follows the `if` start from what held before it.
+pub fn if_with<M: ExprMutator + ?Sized>(
+    m: &mut M,
+    i: &Node<If>,
+    mut after_branch: impl FnMut(&mut M),
+) -> Transformed<Expr> {
     let cond = m.mutate_expr(&i.cond);
     let t = visit_with_new_scope(m, &i.true_branch, &[]);
+    after_branch(m);
     let f = visit_with_new_scope(m, &i.false_branch, &[]);
+    after_branch(m);
     if cond.is_keep() && t.is_keep() && f.is_keep() {
         return Transformed::Keep;
     }

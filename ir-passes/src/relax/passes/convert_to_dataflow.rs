@@ -52,83 +52,86 @@ impl ExprMutator for ConvertToDataflow {
 
 /// The blocks regrouped, or `None` when they stay as they are.
 fn regroup(blocks: &[Node<BindingBlock>], min_size: usize) -> Option<Vec<Node<BindingBlock>>> {
-    let mut out: Vec<Node<BindingBlock>> = Vec::new();
-    let mut plain: Vec<Node<Binding>> = Vec::new();
-    let mut run: Vec<Node<Binding>> = Vec::new();
-    // The input dataflow block the current run continues, if any.
-    let mut input_block: Option<&Node<BindingBlock>> = None;
-    let mut changed = false;
-    let flush = |plain: &mut Vec<Node<Binding>>,
-                 run: &mut Vec<Node<Binding>>,
-                 input_block: &mut Option<&Node<BindingBlock>>,
-                 out: &mut Vec<Node<BindingBlock>>,
-                 changed: &mut bool| {
-        if run.is_empty() {
-            return;
-        }
-        if run.len() < min_size && input_block.is_none() {
-            plain.append(run);
-        } else {
-            if !plain.is_empty() {
-                out.push(Node::new(BindingBlock {
-                    bindings: std::mem::take(plain),
-                    dataflow: false,
-                }));
-            }
-            match input_block {
-                Some(b) if b.bindings.len() == run.len() => {
-                    out.push((*b).clone());
-                    run.clear();
-                }
-                _ => {
-                    *changed = true;
-                    out.push(Node::new(BindingBlock {
-                        bindings: std::mem::take(run),
-                        dataflow: true,
-                    }));
-                }
-            }
-        }
-        *input_block = None;
+    let mut r = Regroup {
+        min_size,
+        out: Vec::new(),
+        plain: Vec::new(),
+        run: Vec::new(),
+        input_block: None,
+        changed: false,
     };
     for block in blocks {
         if block.dataflow {
-            run.extend(block.bindings.iter().cloned());
-            input_block = Some(block);
+            r.run.extend(block.bindings.iter().cloned());
+            r.input_block = Some(block);
             continue;
         }
         for b in &block.bindings {
-            let joins = !matches!(b.value, Expr::If(_)) && !impure(&b.value);
-            if joins {
-                run.push(b.clone());
+            if matches!(b.value, Expr::If(_)) || impure(&b.value) {
+                r.flush();
+                r.plain.push(b.clone());
             } else {
-                flush(
-                    &mut plain,
-                    &mut run,
-                    &mut input_block,
-                    &mut out,
-                    &mut changed,
-                );
-                plain.push(b.clone());
+                r.run.push(b.clone());
             }
         }
     }
-    flush(
-        &mut plain,
-        &mut run,
-        &mut input_block,
-        &mut out,
-        &mut changed,
-    );
-    if !plain.is_empty() {
-        out.push(Node::new(BindingBlock {
-            bindings: plain,
+    r.flush();
+    if !r.plain.is_empty() {
+        r.out.push(Node::new(BindingBlock {
+            bindings: r.plain,
             dataflow: false,
         }));
     }
     // Unchanged unless a dataflow block was made or grew; plain blocks that
     // merged are the normal form anyway.
-    changed.then_some(out)
+    r.changed.then_some(r.out)
+}
+
+/// The regrouping of one sequence's blocks, binding by binding.
+struct Regroup<'a> {
+    min_size: usize,
+    out: Vec<Node<BindingBlock>>,
+    /// Bindings that stay in an ordinary block, before `run`.
+    plain: Vec<Node<Binding>>,
+    /// The current run of bindings that may form a dataflow block.
+    run: Vec<Node<Binding>>,
+    /// The input dataflow block the run continues, if any.
+    input_block: Option<&'a Node<BindingBlock>>,
+    changed: bool,
+}
+
+impl Regroup<'_> {
+    /// Ends the run: a dataflow block if it is long enough (or continues
+    /// one of the input), else its bindings join the ordinary ones.
+    fn flush(&mut self) {
+        if self.run.is_empty() {
+            return;
+        }
+        let input_block = self.input_block.take();
+        if self.run.len() < self.min_size && input_block.is_none() {
+            self.plain.append(&mut self.run);
+            return;
+        }
+        if !self.plain.is_empty() {
+            self.out.push(Node::new(BindingBlock {
+                bindings: std::mem::take(&mut self.plain),
+                dataflow: false,
+            }));
+        }
+        match input_block {
+            Some(b) if b.bindings.len() == self.run.len() => {
+                self.out.push(b.clone());
+                self.run.clear();
+            }
+            _ => {
+                self.changed = true;
+                self.out.push(Node::new(BindingBlock {
+                    bindings: std::mem::take(&mut self.run),
+                    dataflow: true,
+                }));
+            }
+        }
+    }
 }
 
 /// `f` with runs of at least `min_size` pure bindings in dataflow blocks

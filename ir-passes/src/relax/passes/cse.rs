@@ -211,24 +211,10 @@ impl ExprMutator for Cse {
     }
 
     fn mutate_if(&mut self, i: &Node<If>) -> Transformed<Expr> {
-        // Each branch starts from what was known before the `if`.
-        let cond = self.mutate_expr(&i.cond);
+        // Each branch starts from what was known before the `if` (its
+        // condition, a variable, binds nothing).
         let mark = self.log.len();
-        let t = mutator::visit_with_new_scope(self, &i.true_branch, &[]);
-        self.undo_to(mark, false);
-        let f = mutator::visit_with_new_scope(self, &i.false_branch, &[]);
-        self.undo_to(mark, false);
-        if cond.is_keep() && t.is_keep() && f.is_keep() {
-            return Transformed::Keep;
-        }
-        Transformed::Replace(
-            If {
-                cond: cond.unwrap_or_clone(&i.cond),
-                true_branch: t.unwrap_or_clone(&i.true_branch),
-                false_branch: f.unwrap_or_clone(&i.false_branch),
-            }
-            .into(),
-        )
+        mutator::if_with(self, i, |cse| cse.undo_to(mark, false))
     }
 
     fn mutate_function(&mut self, f: &Node<Function>) -> Transformed<Expr> {
