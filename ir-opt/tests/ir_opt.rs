@@ -90,6 +90,13 @@ fn expression_text_is_accepted() {
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stdout), "free_var %x: float32;\nadd(%x, 6f)\n");
+    // After the version header, as TVM prints an expression (issue 11).
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant"],
+        Some("#[version = \"0.0.5\"]\nfree_var %x: float32;\nadd(%x, multiply(2f, 3f))"),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "free_var %x: float32;\nadd(%x, 6f)\n");
 }
 
 #[test]
