@@ -171,3 +171,39 @@ fn runtime_errors_are_reported() {
         "function takes 1 arguments, given 0"
     );
 }
+
+/// `abs`, `exp`, `log` and `sqrt` (issue 11): their kernels, and `exp`,
+/// `log` and `sqrt` take float tensors only.
+#[test]
+fn abs_exp_log_and_sqrt() {
+    let x = f32s(&[3], &[-4.0, 1.0, 9.0]);
+    let out = run(
+        r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(3), float32]) {
+  (abs(%x), sqrt(abs(%x)), (exp(0f), log(1f), log(exp(2f64))), abs(-3))
+}"#,
+        &[x],
+    );
+    let Value::Tuple(items) = &out else {
+        panic!("a tuple")
+    };
+    assert_eq!(items[0], f32s(&[3], &[4.0, 1.0, 9.0]));
+    assert_eq!(items[1], f32s(&[3], &[2.0, 1.0, 3.0]));
+    let Value::Tuple(e) = &items[2] else {
+        panic!("a tuple")
+    };
+    assert_eq!(e[0], Value::Tensor(Tensor::scalar_f32(1.0)));
+    assert_eq!(e[1], Value::Tensor(Tensor::scalar_f32(0.0)));
+    // float64 keeps log(exp(2)) at 2 exactly.
+    assert_eq!(
+        e[2],
+        Value::Tensor(Tensor::F64(ndarray::arr0(2.0).into_dyn()))
+    );
+    assert_eq!(items[3], i32s(3));
+    let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: int32) { exp(%x) }").unwrap();
+    let err = well_formed(&m).unwrap_err().to_string();
+    assert!(
+        err.contains("expected a float tensor, found int32"),
+        "{err}"
+    );
+}

@@ -80,6 +80,30 @@ static OPS: &[OpDef] = &[
         eval: |args, _| unary(&args[0], Unary::Relu),
     },
     OpDef {
+        name: "abs",
+        arity: 1,
+        infer: |args, _| same_tensor(&args[0]),
+        eval: |args, _| unary(&args[0], Unary::Abs),
+    },
+    OpDef {
+        name: "exp",
+        arity: 1,
+        infer: |args, _| float_tensor(&args[0]),
+        eval: |args, _| unary(&args[0], Unary::Exp),
+    },
+    OpDef {
+        name: "log",
+        arity: 1,
+        infer: |args, _| float_tensor(&args[0]),
+        eval: |args, _| unary(&args[0], Unary::Log),
+    },
+    OpDef {
+        name: "sqrt",
+        arity: 1,
+        infer: |args, _| float_tensor(&args[0]),
+        eval: |args, _| unary(&args[0], Unary::Sqrt),
+    },
+    OpDef {
         name: "where",
         arity: 3,
         infer: infer_where,
@@ -168,6 +192,15 @@ fn tensor_type(t: &Type) -> Result<(Vec<Dim>, DType), String> {
 
 fn same_tensor(t: &Type) -> Result<Type, String> {
     tensor_type(t).map(|(s, d)| Type::tensor(s, d))
+}
+
+/// The type of a float-only elementwise operator (`exp`, `log`, `sqrt`).
+fn float_tensor(t: &Type) -> Result<Type, String> {
+    let (s, d) = tensor_type(t)?;
+    if !d.is_float() {
+        return Err(format!("expected a float tensor, found {d}"));
+    }
+    Ok(Type::tensor(s, d))
 }
 
 fn broadcast_dims(a: &[Dim], b: &[Dim]) -> Result<Vec<Dim>, String> {
@@ -556,30 +589,53 @@ fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
 enum Unary {
     Neg,
     Relu,
+    Abs,
+    Exp,
+    Log,
+    Sqrt,
 }
 
 fn unary(v: &OpValue, kind: Unary) -> Result<OpValue, String> {
     let t = as_tensor(v)?;
-    macro_rules! go {
-        ($a:expr, $variant:ident, $zero:expr) => {
+    // Integers: negation, relu and abs (wrapping, as the machine does).
+    macro_rules! int {
+        ($a:expr, $variant:ident) => {
             Tensor::$variant($a.mapv(|x| match kind {
-                Unary::Neg => $zero - x,
-                Unary::Relu => {
-                    if x > $zero {
-                        x
-                    } else {
-                        $zero
-                    }
-                }
+                Unary::Neg => x.wrapping_neg(),
+                Unary::Relu => x.max(0),
+                Unary::Abs => x.wrapping_abs(),
+                Unary::Exp | Unary::Log | Unary::Sqrt => x,
             }))
         };
     }
+    macro_rules! float {
+        ($a:expr, $variant:ident) => {
+            Tensor::$variant($a.mapv(|x| match kind {
+                Unary::Neg => -x,
+                Unary::Relu => {
+                    if x > 0.0 {
+                        x
+                    } else {
+                        0.0
+                    }
+                }
+                Unary::Abs => x.abs(),
+                Unary::Exp => x.exp(),
+                Unary::Log => x.ln(),
+                Unary::Sqrt => x.sqrt(),
+            }))
+        };
+    }
+    let float_only = matches!(kind, Unary::Exp | Unary::Log | Unary::Sqrt);
     Ok(OpValue::Tensor(match t {
-        Tensor::I16(a) => go!(a, I16, 0),
-        Tensor::I32(a) => go!(a, I32, 0),
-        Tensor::I64(a) => go!(a, I64, 0),
-        Tensor::F32(a) => go!(a, F32, 0.0),
-        Tensor::F64(a) => go!(a, F64, 0.0),
+        Tensor::I16(_) | Tensor::I32(_) | Tensor::I64(_) if float_only => {
+            return Err("this operator takes a float tensor".into());
+        }
+        Tensor::I16(a) => int!(a, I16),
+        Tensor::I32(a) => int!(a, I32),
+        Tensor::I64(a) => int!(a, I64),
+        Tensor::F32(a) => float!(a, F32),
+        Tensor::F64(a) => float!(a, F64),
         Tensor::Bool(_) => return Err("no kernel for bool".into()),
     }))
 }
