@@ -207,3 +207,46 @@ def @main(%x: Tensor[(3), float32]) {
         "{err}"
     );
 }
+
+/// `transpose`, `sum` and `mean` (issue 11), with TVM's attributes:
+/// `axes`; `axis`, `keepdims` and `exclude`.
+#[test]
+fn transpose_sum_and_mean() {
+    let x = f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    let text = r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 3), float32]) {
+  (transpose(%x), transpose(%x, axes=[0, 1]), sum(%x), sum(%x, axis=[1]), sum(%x, axis=[0], keepdims=True), mean(%x, axis=[1], exclude=True), mean(%x, axis=[-1]))
+}"#;
+    let out = run(text, &[x]);
+    let Value::Tuple(items) = &out else {
+        panic!("a tuple")
+    };
+    assert_eq!(items[0], f32s(&[3, 2], &[1.0, 4.0, 2.0, 5.0, 3.0, 6.0]));
+    assert_eq!(items[1], f32s(&[2, 3], &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]));
+    assert_eq!(items[2], f32s(&[], &[21.0]));
+    assert_eq!(items[3], f32s(&[2], &[6.0, 15.0]));
+    assert_eq!(items[4], f32s(&[1, 3], &[5.0, 7.0, 9.0]));
+    assert_eq!(items[5], f32s(&[3], &[2.5, 3.5, 4.5]));
+    assert_eq!(items[6], f32s(&[2], &[2.0, 5.0]));
+    // The types agree with the values.
+    let m = parse_module(text).unwrap();
+    let infer = ir_passes::relay::passes::registry()
+        .pipeline("infer-type")
+        .unwrap();
+    let typed = print_module(&irkit::pass::PassContext::default().run(&infer, &m).unwrap());
+    assert!(
+        typed.contains("Tensor[(3, 2), float32]") && typed.contains("Tensor[(1, 3), float32]"),
+        "{typed}"
+    );
+    for bad in [
+        "transpose(%x, axes=[0, 0])",
+        "transpose(%x, axes=[0])",
+        "sum(%x, axis=[2])",
+    ] {
+        let m = parse_module(&format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32]) {{ {bad} }}"
+        ))
+        .unwrap();
+        assert!(well_formed(&m).is_err(), "{bad}");
+    }
+}

@@ -176,7 +176,124 @@ static OPS: &[OpDef] = &[
         infer: infer_dense,
         eval: eval_dense,
     },
+    OpDef {
+        name: "transpose",
+        arity: 1,
+        infer: |args, attrs| {
+            let (shape, dtype) = tensor_type(&args[0])?;
+            let axes = transpose_axes(shape.len(), attrs)?;
+            Ok(Type::tensor(
+                axes.iter().map(|&a| shape[a].clone()).collect(),
+                dtype,
+            ))
+        },
+        eval: |args, attrs| {
+            let t = as_tensor(&args[0])?;
+            let axes = transpose_axes(t.shape().len(), attrs)?;
+            map_array(t, |a| {
+                Ok(a.clone()
+                    .permuted_axes(IxDyn(&axes))
+                    .as_standard_layout()
+                    .into_owned())
+            })
+        },
+    },
+    OpDef {
+        name: "sum",
+        arity: 1,
+        infer: |args, attrs| infer_reduce(&args[0], attrs),
+        eval: |args, attrs| eval_reduce(&args[0], attrs, false),
+    },
+    OpDef {
+        name: "mean",
+        arity: 1,
+        infer: |args, attrs| infer_reduce(&args[0], attrs),
+        eval: |args, attrs| eval_reduce(&args[0], attrs, true),
+    },
 ];
+
+/// `transpose`'s `axes`: a permutation of the dimensions (reversed when
+/// absent), negative axes counted from the end.
+fn transpose_axes(rank: usize, attrs: &Attrs) -> Result<Vec<usize>, String> {
+    let Some(axes) = int_list(attrs, "axes")? else {
+        return Ok((0..rank).rev().collect());
+    };
+    if axes.len() != rank {
+        return Err(format!("transpose: {} axes for rank {rank}", axes.len()));
+    }
+    let axes: Vec<usize> = axes
+        .iter()
+        .map(|&a| normalize_axis(a, rank))
+        .collect::<Result<_, _>>()?;
+    let mut seen = vec![false; rank];
+    for &a in &axes {
+        if std::mem::replace(&mut seen[a], true) {
+            return Err(format!("transpose: axis {a} appears twice"));
+        }
+    }
+    Ok(axes)
+}
+
+/// The dimensions a reduction (`sum`, `mean`) folds: `axis` (all when
+/// absent), or all but those with `exclude=True`.
+fn reduce_axes(rank: usize, attrs: &Attrs) -> Result<Vec<bool>, String> {
+    let exclude = matches!(attrs.get("exclude"), Some(AttrValue::Bool(true)));
+    let Some(axes) = int_list(attrs, "axis")? else {
+        return Ok(vec![!exclude; rank]);
+    };
+    let mut folded = vec![exclude; rank];
+    for a in axes {
+        folded[normalize_axis(a, rank)?] = !exclude;
+    }
+    Ok(folded)
+}
+
+fn keepdims(attrs: &Attrs) -> bool {
+    matches!(attrs.get("keepdims"), Some(AttrValue::Bool(true)))
+}
+
+fn infer_reduce(t: &Type, attrs: &Attrs) -> Result<Type, String> {
+    let (shape, dtype) = tensor_type(t)?;
+    let folded = reduce_axes(shape.len(), attrs)?;
+    let keep = keepdims(attrs);
+    let out = shape
+        .iter()
+        .zip(&folded)
+        .filter_map(|(d, &f)| match (f, keep) {
+            (false, _) => Some(d.clone()),
+            (true, true) => Some(Dim::Known(1)),
+            (true, false) => None,
+        })
+        .collect();
+    Ok(Type::tensor(out, dtype))
+}
+
+fn eval_reduce(v: &OpValue, attrs: &Attrs, mean: bool) -> Result<OpValue, String> {
+    let t = as_tensor(v)?;
+    let folded = reduce_axes(t.shape().len(), attrs)?;
+    let keep = keepdims(attrs);
+    let count: usize = t
+        .shape()
+        .iter()
+        .zip(&folded)
+        .filter(|(_, f)| **f)
+        .map(|(d, _)| *d)
+        .product();
+    map_array(t, |a| {
+        let mut out = a.clone();
+        // Fold the highest axes first, so the lower ones keep their index.
+        for axis in (0..folded.len()).rev().filter(|&i| folded[i]) {
+            out = out.sum_axis(ndarray::Axis(axis));
+            if keep {
+                out.insert_axis_inplace(ndarray::Axis(axis));
+            }
+        }
+        if mean && count > 0 {
+            out.mapv_inplace(|x| x / count as f64);
+        }
+        Ok(out)
+    })
+}
 
 // ---- types ----
 
