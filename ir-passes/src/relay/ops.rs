@@ -183,7 +183,7 @@ static OPS: &[OpDef] = &[
             let (shape, dtype) = tensor_type(&args[0])?;
             let axes = transpose_axes(shape.len(), attrs)?;
             Ok(Type::tensor(
-                axes.iter().map(|&a| shape[a].clone()).collect(),
+                axes.iter().map(|&a| shape[a]).collect(),
                 dtype,
             ))
         },
@@ -260,7 +260,7 @@ fn infer_reduce(t: &Type, attrs: &Attrs) -> Result<Type, String> {
         .iter()
         .zip(&folded)
         .filter_map(|(d, &f)| match (f, keep) {
-            (false, _) => Some(d.clone()),
+            (false, _) => Some(*d),
             (true, true) => Some(Dim::Known(1)),
             (true, false) => None,
         })
