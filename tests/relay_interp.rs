@@ -250,3 +250,36 @@ def @main(%x: Tensor[(2, 3), float32]) {
         assert!(well_formed(&m).is_err(), "{bad}");
     }
 }
+
+/// `cast` (issue 11): floats truncate toward zero into integers, saturating,
+/// and anything non-zero is `True`.
+#[test]
+fn cast_converts_as_c_does() {
+    let x = f32s(&[4], &[-1.5, 0.0, 2.7, 1e10]);
+    let out = run(
+        r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(4), float32]) {
+  (cast(%x, dtype="int32"), cast(%x, dtype="bool"), cast(cast(%x, dtype="int16"), dtype="float64"))
+}"#,
+        &[x],
+    );
+    let Value::Tuple(items) = &out else {
+        panic!("a tuple")
+    };
+    assert_eq!(
+        items[0],
+        Value::Tensor(
+            Tensor::from_f64s(DType::I32, &[4], &[-1.0, 0.0, 2.0, 2147483647.0]).unwrap()
+        )
+    );
+    assert_eq!(
+        items[1],
+        Value::Tensor(Tensor::from_f64s(DType::BOOL, &[4], &[1.0, 0.0, 1.0, 1.0]).unwrap())
+    );
+    assert_eq!(
+        items[2],
+        Value::Tensor(Tensor::from_f64s(DType::F64, &[4], &[-1.0, 0.0, 2.0, 32767.0]).unwrap())
+    );
+    let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: float32) { cast(%x) }").unwrap();
+    assert!(well_formed(&m).unwrap_err().to_string().contains("dtype"));
+}

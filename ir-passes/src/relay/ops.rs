@@ -199,6 +199,15 @@ static OPS: &[OpDef] = &[
         },
     },
     OpDef {
+        name: "cast",
+        arity: 1,
+        infer: |args, attrs| {
+            let (shape, _) = tensor_type(&args[0])?;
+            Ok(Type::tensor(shape, cast_dtype(attrs)?))
+        },
+        eval: eval_cast,
+    },
+    OpDef {
         name: "sum",
         arity: 1,
         infer: |args, attrs| infer_reduce(&args[0], attrs),
@@ -211,6 +220,34 @@ static OPS: &[OpDef] = &[
         eval: |args, attrs| eval_reduce(&args[0], attrs, true),
     },
 ];
+
+/// `cast`'s `dtype`.
+fn cast_dtype(attrs: &Attrs) -> Result<DType, String> {
+    match attrs.get("dtype") {
+        Some(AttrValue::Str(s)) => s.parse(),
+        _ => Err("cast needs a `dtype` attribute".into()),
+    }
+}
+
+/// Converts element by element, as C does: floats to integers truncate
+/// (saturating at the type's range, NaN to 0), anything to bool is `!= 0`.
+fn eval_cast(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
+    let t = as_tensor(&args[0])?;
+    let dtype = cast_dtype(attrs)?;
+    let values: Vec<f64> = t
+        .to_f64s()
+        .into_iter()
+        .map(|v| match dtype {
+            DType::I16 => (v.trunc() as i16).into(),
+            DType::I32 => (v.trunc() as i32).into(),
+            // i64 values beyond 2^53 are already rounded in f64.
+            DType::I64 if v.is_nan() => 0.0,
+            DType::I64 => v.trunc().clamp(i64::MIN as f64, i64::MAX as f64),
+            _ => v,
+        })
+        .collect();
+    Tensor::from_f64s(dtype, t.shape(), &values).map(OpValue::Tensor)
+}
 
 /// `transpose`'s `axes`: a permutation of the dimensions (reversed when
 /// absent), negative axes counted from the end.
