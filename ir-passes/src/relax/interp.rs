@@ -17,6 +17,7 @@ use super::dtype::DataType;
 use super::expr::{AttrValue, Attrs, Call, Expr, Function, SeqExpr, Var};
 use super::free_vars::free_vars;
 use super::module::RelaxModule;
+use super::ops::{attr, axes_attr, normalize_axis};
 use super::prim::{BinOp, PrimExpr, PrimVar};
 use super::sinfo::StructInfo;
 
@@ -502,26 +503,10 @@ fn match_dims(
 
 // ---- kernels ------------------------------------------------------------------
 
-fn attr<'a>(attrs: &'a Attrs, key: &str) -> Option<&'a AttrValue> {
-    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-}
-
-fn ints(attrs: &Attrs, key: &str) -> Option<Vec<i64>> {
-    match attr(attrs, key) {
-        Some(AttrValue::Ints(v)) => Some(v.clone()),
-        Some(AttrValue::Int(i)) => Some(vec![*i]),
-        _ => None,
-    }
-}
-
+/// An axis of a tensor of rank `rank`, negative ones counted from the end
+/// (the check struct info inference makes).
 fn axis(a: i64, rank: usize) -> Result<usize, String> {
-    let r = rank as i64;
-    let a = if a < 0 { a + r } else { a };
-    if (0..r.max(1)).contains(&a) {
-        Ok(a as usize)
-    } else {
-        Err(format!("axis {a} is out of range for rank {rank}"))
-    }
+    normalize_axis(a, rank as i64)
 }
 
 /// Rounds a value to what `dtype` holds.
@@ -669,7 +654,7 @@ fn kernel(name: &str, args: &[Value], attrs: &Attrs) -> Result<Value, String> {
         "permute_dims" => {
             let x = t(0)?;
             let rank = x.shape.len();
-            let axes: Vec<usize> = match ints(attrs, "axes") {
+            let axes: Vec<usize> = match axes_attr(attrs, "axes") {
                 Some(a) => a.iter().map(|&a| axis(a, rank)).collect::<Result<_, _>>()?,
                 None => (0..rank).rev().collect(),
             };
@@ -699,7 +684,7 @@ fn kernel(name: &str, args: &[Value], attrs: &Attrs) -> Result<Value, String> {
             let first = ts.first().ok_or("R.concat of nothing")?;
             let rank = first.shape.len();
             let a = axis(
-                ints(attrs, "axis")
+                axes_attr(attrs, "axis")
                     .and_then(|v| v.first().copied())
                     .unwrap_or(0),
                 rank,
@@ -723,7 +708,7 @@ fn kernel(name: &str, args: &[Value], attrs: &Attrs) -> Result<Value, String> {
             let x = t(0)?;
             let rank = x.shape.len();
             let keep = matches!(attr(attrs, "keepdims"), Some(AttrValue::Bool(true)));
-            let axes: Vec<usize> = match ints(attrs, "axis") {
+            let axes: Vec<usize> = match axes_attr(attrs, "axis") {
                 Some(a) => a.iter().map(|&a| axis(a, rank)).collect::<Result<_, _>>()?,
                 None => (0..rank).collect(),
             };
@@ -815,7 +800,7 @@ fn conv2d(x: &Tensor, w: &Tensor, attrs: &Attrs) -> Result<Tensor, String> {
             ));
         }
     }
-    let get = |key: &str, default: Vec<i64>| ints(attrs, key).unwrap_or(default);
+    let get = |key: &str, default: Vec<i64>| axes_attr(attrs, key).unwrap_or(default);
     let (st, pad, dil) = (
         get("strides", vec![1, 1]),
         get("padding", vec![0, 0, 0, 0]),

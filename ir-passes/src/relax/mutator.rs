@@ -59,7 +59,9 @@ impl MutatorState {
             .map(|(_, new)| new)
     }
 
-    fn fail(&mut self, e: BuilderError) {
+    /// Records `e` unless an earlier error is already kept (for hooks,
+    /// which cannot return one).
+    pub fn fail(&mut self, e: BuilderError) {
         if self.error.is_none() {
             self.error = Some(e);
         }

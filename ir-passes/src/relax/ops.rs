@@ -97,12 +97,12 @@ fn tensor<'a>(s: &'a StructInfo, what: &str) -> Result<&'a TensorStructInfo, Str
         .ok_or_else(|| format!("{what} must be a tensor"))
 }
 
-fn attr<'a>(attrs: &'a Attrs, key: &str) -> Option<&'a AttrValue> {
+pub(super) fn attr<'a>(attrs: &'a Attrs, key: &str) -> Option<&'a AttrValue> {
     attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// An axis list attribute: `axis=1`, `axis=[0, 2]`, `axis=None`.
-fn axes_attr(attrs: &Attrs, key: &str) -> Option<Vec<i64>> {
+pub(super) fn axes_attr(attrs: &Attrs, key: &str) -> Option<Vec<i64>> {
     match attr(attrs, key)? {
         AttrValue::Int(i) => Some(vec![*i]),
         AttrValue::Ints(v) => Some(v.clone()),
@@ -110,7 +110,7 @@ fn axes_attr(attrs: &Attrs, key: &str) -> Option<Vec<i64>> {
     }
 }
 
-fn normalize_axis(axis: i64, ndim: i64) -> Result<usize, String> {
+pub(super) fn normalize_axis(axis: i64, ndim: i64) -> Result<usize, String> {
     let a = if axis < 0 { axis + ndim } else { axis };
     if a < 0 || a >= ndim {
         Err(format!("axis {axis} is out of range for rank {ndim}"))

@@ -54,6 +54,19 @@ macro_rules! elementwise {
     };
 }
 
+/// An elementwise operator of one operand: its type from `$infer` on the
+/// operand's, its kernel `unary` of `$kind`.
+macro_rules! unary {
+    ($name:literal, $infer:ident, $kind:expr) => {
+        OpDef {
+            name: $name,
+            arity: 1,
+            infer: |args, _| $infer(&args[0]),
+            eval: |args, _| unary(&args[0], $kind),
+        }
+    };
+}
+
 static OPS: &[OpDef] = &[
     elementwise!("add", Bin::Add),
     elementwise!("subtract", Bin::Sub),
@@ -67,42 +80,12 @@ static OPS: &[OpDef] = &[
     elementwise!("less_equal", Bin::Le),
     elementwise!("greater", Bin::Gt),
     elementwise!("greater_equal", Bin::Ge),
-    OpDef {
-        name: "negative",
-        arity: 1,
-        infer: |args, _| same_tensor(&args[0]),
-        eval: |args, _| unary(&args[0], Unary::Neg),
-    },
-    OpDef {
-        name: "nn.relu",
-        arity: 1,
-        infer: |args, _| same_tensor(&args[0]),
-        eval: |args, _| unary(&args[0], Unary::Relu),
-    },
-    OpDef {
-        name: "abs",
-        arity: 1,
-        infer: |args, _| same_tensor(&args[0]),
-        eval: |args, _| unary(&args[0], Unary::Abs),
-    },
-    OpDef {
-        name: "exp",
-        arity: 1,
-        infer: |args, _| float_tensor(&args[0]),
-        eval: |args, _| unary(&args[0], Unary::Exp),
-    },
-    OpDef {
-        name: "log",
-        arity: 1,
-        infer: |args, _| float_tensor(&args[0]),
-        eval: |args, _| unary(&args[0], Unary::Log),
-    },
-    OpDef {
-        name: "sqrt",
-        arity: 1,
-        infer: |args, _| float_tensor(&args[0]),
-        eval: |args, _| unary(&args[0], Unary::Sqrt),
-    },
+    unary!("negative", same_tensor, Unary::Neg),
+    unary!("nn.relu", same_tensor, Unary::Relu),
+    unary!("abs", same_tensor, Unary::Abs),
+    unary!("exp", float_tensor, Unary::Exp),
+    unary!("log", float_tensor, Unary::Log),
+    unary!("sqrt", float_tensor, Unary::Sqrt),
     OpDef {
         name: "where",
         arity: 3,

@@ -160,24 +160,18 @@ impl ExprMutator for Cse {
         let new_value = value.as_ref_or(&b.value).clone();
         if self.eligible(&new_value) {
             let (hash, found) = self.find(&new_value, &b.cast);
-            let first = found
-                .and_then(|i| self.table[&hash][i].vars.first().cloned())
-                .filter(|first| !first.same_as(&b.var));
-            let index = match found {
-                Some(i) => i,
-                None => {
-                    let entries = self.table.entry(hash).or_default();
-                    entries.push(Seen {
-                        value: new_value.clone(),
-                        cast: b.cast.clone(),
-                        vars: Vec::new(),
-                    });
-                    entries.len() - 1
-                }
-            };
-            self.table.get_mut(&hash).expect("just inserted")[index]
-                .vars
-                .push(b.var.clone());
+            let entries = self.table.entry(hash).or_default();
+            let index = found.unwrap_or_else(|| {
+                entries.push(Seen {
+                    value: new_value.clone(),
+                    cast: b.cast.clone(),
+                    vars: Vec::new(),
+                });
+                entries.len() - 1
+            });
+            let vars = &mut entries[index].vars;
+            let first = vars.first().filter(|first| !first.same_as(&b.var)).cloned();
+            vars.push(b.var.clone());
             self.log.push(Added::Bound {
                 hash,
                 index,
@@ -193,7 +187,7 @@ impl ExprMutator for Cse {
                     var: b.var.clone(),
                 });
                 if let Err(e) = self.state.builder.emit_normalized(trivial) {
-                    self.state.error.get_or_insert(e);
+                    self.state.fail(e);
                 }
                 return Transformed::Keep;
             }
@@ -228,7 +222,7 @@ impl ExprMutator for Cse {
             Ok(Expr::Function(g)) if !g.same_as(f) => Transformed::Replace(Expr::Function(g)),
             Ok(_) => Transformed::Keep,
             Err(e) => {
-                self.state.error.get_or_insert(e);
+                self.state.fail(e);
                 Transformed::Keep
             }
         }

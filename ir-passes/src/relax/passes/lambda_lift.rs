@@ -22,7 +22,8 @@ use crate::relax::free_vars::free_vars_of_functions;
 use crate::relax::module::RelaxModule;
 use crate::relax::mutator::{self, MutatorState, run_mutator};
 use crate::relax::prim::PrimExprMutator;
-use crate::relax::sinfo::{FuncStructInfo, StructInfo, StructInfoMutator};
+use crate::relax::sinfo::{StructInfo, StructInfoMutator};
+use crate::relax::sinfo_of;
 
 /// How a lifted local function is reached.
 #[derive(Clone)]
@@ -74,10 +75,6 @@ impl LambdaLift<'_> {
         name
     }
 
-    fn fail(&mut self, e: BuilderError) {
-        self.state.error.get_or_insert(e);
-    }
-
     /// Lifts `f`, bound to `var`: adds the global and binds or forgets `var`.
     fn lift(&mut self, var: &Node<Var>, f: &Node<Function>) {
         // Captured: free in `f`, other than itself and lifted globals.
@@ -99,18 +96,22 @@ impl LambdaLift<'_> {
         let name = self.fresh_name(&var.name);
         let mut all_params = f.params.clone();
         all_params.extend(params.iter().cloned());
-        let signature = |ret: &StructInfo, params: &[Node<Var>]| -> StructInfo {
-            FuncStructInfo {
-                params: Some(params.iter().map(|p| p.sinfo.clone()).collect()),
-                ret: ret.clone(),
-                pure: f.pure,
-            }
-            .into()
-        };
-        let global = Node::new(GlobalVar {
-            name: name.clone(),
-            sinfo: Some(signature(&f.ret_sinfo, &all_params)),
+        let widened = Node::new(Function {
+            params: all_params,
+            body: f.body.clone(),
+            ret_sinfo: f.ret_sinfo.clone(),
+            pure: f.pure,
+            private: true,
+            attrs: f.attrs.clone(),
         });
+        // A global's struct info is its function's signature.
+        let global_of = |g: &Node<Function>| {
+            Node::new(GlobalVar {
+                name: name.clone(),
+                sinfo: sinfo_of(&Expr::Function(g.clone())).ok(),
+            })
+        };
+        let global = global_of(&widened);
         // The body, with captured variables as the new parameters and a
         // recursive call passing them on.
         let saved: Vec<_> = captured
@@ -128,14 +129,6 @@ impl LambdaLift<'_> {
             },
         );
         self.path.push(var.name.clone());
-        let widened = Node::new(Function {
-            params: all_params,
-            body: f.body.clone(),
-            ret_sinfo: f.ret_sinfo.clone(),
-            pure: f.pure,
-            private: true,
-            attrs: f.attrs.clone(),
-        });
         let body = match mutator::function(self, &widened) {
             Transformed::Replace(Expr::Function(g)) => g,
             _ => widened,
@@ -151,10 +144,7 @@ impl LambdaLift<'_> {
                 None => self.state.var_remap.remove(&v.id()),
             };
         }
-        let global = Node::new(GlobalVar {
-            name: name.clone(),
-            sinfo: Some(signature(&body.ret_sinfo, &body.params)),
-        });
+        let global = global_of(&body);
         self.lifted.push((name, body));
         if captured.is_empty() {
             // Uses name the global; the binding goes.
@@ -183,7 +173,7 @@ impl LambdaLift<'_> {
             var: bound,
         });
         if let Err(e) = self.state.builder.emit_normalized(binding) {
-            self.fail(e);
+            self.state.fail(e);
         }
     }
 }
