@@ -72,7 +72,7 @@ fn main() {
     });
     let module = module.expect("parsed");
     timed("well-formed (scopes, types)", &mut || {
-        well_formed(&module).expect("well-formed")
+        verify(&module).expect("well-formed")
     });
     let mut printed = String::new();
     timed("print", &mut || printed = print_module(&module));

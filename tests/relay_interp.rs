@@ -201,7 +201,7 @@ def @main(%x: Tensor[(3), float32]) {
     );
     assert_eq!(items[3], i32s(3));
     let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: int32) { exp(%x) }").unwrap();
-    let err = well_formed(&m).unwrap_err().to_string();
+    let err = verify(&m).unwrap_err().to_string();
     assert!(
         err.contains("expected a float tensor, found int32"),
         "{err}"
@@ -247,7 +247,7 @@ def @main(%x: Tensor[(2, 3), float32]) {
             "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32]) {{ {bad} }}"
         ))
         .unwrap();
-        assert!(well_formed(&m).is_err(), "{bad}");
+        assert!(verify(&m).is_err(), "{bad}");
     }
 }
 
@@ -281,5 +281,5 @@ def @main(%x: Tensor[(4), float32]) {
         Value::Tensor(Tensor::from_f64s(DType::F64, &[4], &[-1.0, 0.0, 2.0, 32767.0]).unwrap())
     );
     let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: float32) { cast(%x) }").unwrap();
-    assert!(well_formed(&m).unwrap_err().to_string().contains("dtype"));
+    assert!(verify(&m).unwrap_err().to_string().contains("dtype"));
 }

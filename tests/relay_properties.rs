@@ -102,7 +102,7 @@ proptest! {
     #[test]
     fn passes_preserve_meaning_and_well_formedness(steps in prop::collection::vec(step(), 1..40)) {
         let module = build(&steps);
-        prop_assert!(well_formed(&module).is_ok());
+        prop_assert!(verify(&module).is_ok());
         let expected: Vec<Value> = inputs().iter().map(|x| run_main(&module, std::slice::from_ref(x)).unwrap()).collect();
         for pipeline in [
             "fold-constant", "dce", "dce{inline-once=true}", "cse", "to-anf", "to-gnf", "infer-type",
@@ -110,7 +110,7 @@ proptest! {
         ] {
             let passes = registry().pipeline(pipeline).unwrap();
             let out = PassContext::default().with_opt_level(3).run(&passes, &module).unwrap();
-            prop_assert!(well_formed(&out).is_ok(), "{pipeline} broke well-formedness:\n{}", print_module(&out));
+            prop_assert!(verify(&out).is_ok(), "{pipeline} broke well-formedness:\n{}", print_module(&out));
             for (x, want) in inputs().iter().zip(&expected) {
                 let got = run_main(&out, std::slice::from_ref(x)).unwrap();
                 prop_assert_eq!(&got, want, "{} changed the result:\n{}\n=>\n{}", pipeline, print_module(&module), print_module(&out));

@@ -39,7 +39,7 @@ fn through_everything(name: &str, n: usize) {
     let shape = shape(name).expect("a shape");
     let text = (shape.text)(n);
     let module = parse_module(&text).expect("parses");
-    well_formed(&module).expect("well-formed");
+    verify(&module).expect("well-formed");
 
     let printed = print_module(&module);
     let reparsed = parse_module(&printed).expect("the printed text parses");
@@ -66,7 +66,7 @@ fn through_everything(name: &str, n: usize) {
             .with_opt_level(3)
             .run(&pipeline, &module)
             .unwrap_or_else(|e| panic!("{name}: {pass} fails: {e}"));
-        well_formed(&out).unwrap_or_else(|e| panic!("{name}: {pass} gives ill-formed IR: {e}"));
+        verify(&out).unwrap_or_else(|e| panic!("{name}: {pass} gives ill-formed IR: {e}"));
         let value = run_main(&out, &inputs).expect("runs");
         check_result(shape, n, pass, &value);
     }

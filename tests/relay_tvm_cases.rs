@@ -419,7 +419,7 @@ def @main() -> int64 { @f(5i64) }"#,
     let thirty = Value::Tensor(Tensor::from_f64s(DType::I64, &[], &[30.0]).unwrap());
     assert_eq!(value(&m, &[]), thirty);
     assert_eq!(value(&out, &[]), thirty);
-    assert!(well_formed(&out).is_ok());
+    assert!(verify(&out).is_ok());
 }
 
 #[test]

@@ -23,8 +23,8 @@ use ir_core::pass::{Module, PassContext, PassRegistry, PassTimer, PrintIr, Verif
 use ir_core::structural::{structural_eq, structural_eq_map_free_vars};
 use ir_passes::relay::passes::{DEFAULT_PIPELINE, registry};
 use ir_passes::relay::{
-    Function, RelayModule, Span, demo::DEMO_MODEL, free_vars, module_to_dot, parse_expr,
-    parse_module, print_expr, print_module, well_formed,
+    Function, RelayModule, Span, check_module, demo::DEMO_MODEL, free_vars, module_to_dot, parse_expr,
+    parse_module, print_expr, print_module, verify, well_formed,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -68,6 +68,11 @@ struct Args {
     /// Check well-formedness and types after each pass.
     #[arg(long)]
     verify_each: bool,
+    /// Type-check the input before any pass runs (Relay). Without it, as in
+    /// TVM's parser, well-formed but ill-typed input is accepted; type errors
+    /// surface when a pass needs types (`infer-type`) or with --verify-each.
+    #[arg(long)]
+    check_types: bool,
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     emit: Emit,
@@ -242,6 +247,10 @@ fn run_relay(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, S
     let program = parse(&text, &origin)?;
     well_formed(&program.module)
         .map_err(|e| format!("{origin}: the input is not well-formed: {e}"))?;
+    if args.check_types || args.verify_each {
+        check_module(&program.module)
+            .map_err(|e| format!("{origin}: the input does not type-check: {e}"))?;
+    }
 
     let expression = program.expression;
     let (output, pipeline_text) = run_passes(
@@ -253,7 +262,7 @@ fn run_relay(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, S
             (true, Some(main)) => print_expr(&main.body),
             _ => print_module(m),
         },
-        well_formed,
+        verify,
     )?;
 
     if demo {

@@ -172,16 +172,36 @@ fn errors_go_to_stderr_with_a_nonzero_exit() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).starts_with("ir-opt: cannot read /nonexistent/file.relay"));
 
-    let out = ir_opt(
-        &["-"],
-        Some("#[version = \"0.0.5\"]\ndef @main(%x: float32) { add(%x, (1f, 2f)) }"),
-    );
+    let out = ir_opt(&["-"], Some("#[version = \"0.0.5\"]\ndef @main() { %y }"));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("not well-formed"),
+        text(&out.stderr).contains("2:15: unbound variable `%y`"),
         "{}",
         text(&out.stderr)
     );
+}
+
+/// As TVM's parser: well-formed but ill-typed text is read and printed; type
+/// errors come from a pass that needs types, or when asked for.
+#[test]
+fn type_errors_only_when_types_are_needed() {
+    let ill_typed = "#[version = \"0.0.5\"]\ndef @main(%x: float32) { add(%x, (1f, 2f)) }";
+    let out = ir_opt(&["-"], Some(ill_typed));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stdout),
+        "#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n  add(%x, (1f, 2f))\n}\n"
+    );
+    for flags in [
+        &["-", "--check-types"][..],
+        &["-", "--verify-each", "--passes", "dce"],
+        &["-", "--passes", "infer-type"],
+    ] {
+        let out = ir_opt(flags, Some(ill_typed));
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains("expected a tensor, found (float32, float32)"), "{flags:?}: {stderr}");
+    }
 }
 
 #[test]

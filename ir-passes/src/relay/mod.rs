@@ -53,4 +53,4 @@ pub use ty::{
     Dim, FuncType, IncompleteType, TensorType, TupleType, Type, TypeMutator, TypeRewriter,
     TypeVisitor,
 };
-pub use well_formed::well_formed;
+pub use well_formed::{verify, well_formed};

@@ -1,5 +1,6 @@
-//! Well-formedness: every variable is bound once, every use is bound (or a
-//! parameter), and the program type-checks.
+//! Well-formedness: every variable is bound once and every use is bound (or
+//! a parameter). Type checking is a separate step ([`verify`] does both), as
+//! in TVM, where well-formed but ill-typed text is valid Relay.
 
 use ir_core::{IdSet, Node, VisitedSet};
 
@@ -34,7 +35,17 @@ impl ExprVisitor for Definitions {
     }
 }
 
-/// Checks a module; the error lists what is wrong, function by function.
+/// Checks a module's scoping (not its types); the error lists what is
+/// wrong, function by function.
+///
+/// ```
+/// use ir_passes::relay::{parse_module, verify, well_formed};
+///
+/// // Well-formed but ill-typed: TVM's parser accepts it too.
+/// let m = parse_module("#[version = \"0.0.5\"]\ndef @main() { add(1f, 1) }").unwrap();
+/// assert!(well_formed(&m).is_ok());
+/// assert!(verify(&m).unwrap_err().contains("dtype"));
+/// ```
 pub fn well_formed(module: &RelayModule) -> Result<(), String> {
     let mut problems = Vec::new();
     for (name, f) in module.functions() {
@@ -50,12 +61,16 @@ pub fn well_formed(module: &RelayModule) -> Result<(), String> {
                 .map(|e| format!("in @{name}: {e}")),
         );
     }
-    if let Err(e) = check_module(module) {
-        problems.push(e);
-    }
     if problems.is_empty() {
         Ok(())
     } else {
         Err(problems.join("; "))
     }
+}
+
+/// [`well_formed`] and then [`check_module`]: what `--verify-each` checks
+/// after every pass.
+pub fn verify(module: &RelayModule) -> Result<(), String> {
+    well_formed(module)?;
+    check_module(module)
 }
