@@ -283,3 +283,163 @@ def @main(%x: Tensor[(4), float32]) {
     let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: float32) { cast(%x) }").unwrap();
     assert!(verify(&m).unwrap_err().to_string().contains("dtype"));
 }
+
+fn close(got: &Value, want: &[f32]) {
+    let Value::Tensor(Tensor::F32(a)) = got else {
+        panic!("a float32 tensor, found {got:?}")
+    };
+    let got: Vec<f32> = a.iter().copied().collect();
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-5, "{got:?} against {want:?}");
+    }
+}
+
+fn infer_type(text: &str) -> Result<String, String> {
+    let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
+    let infer = ir_passes::relay::passes::registry()
+        .pipeline("infer-type")
+        .unwrap();
+    irkit::pass::PassContext::default()
+        .run(&infer, &m)
+        .map(|m| print_module(&m))
+        .map_err(|e| e.to_string())
+}
+
+/// `nn.conv2d` (issue 11) with TVM's attributes: strides, padding (one,
+/// two or four values), dilation, groups, NCHW data and OIHW weights.
+#[test]
+fn conv2d_with_strides_padding_dilation_and_groups() {
+    let x = f32s(&[1, 1, 3, 3], &[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
+    let w = f32s(&[1, 1, 2, 2], &[1., 1., 1., 1.]);
+    let text = |attrs: &str| {
+        format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 1, 3, 3), float32], %w: Tensor[(1, 1, 2, 2), float32]) {{\n  nn.conv2d(%x, %w{attrs})\n}}"
+        )
+    };
+    close(&run(&text(""), &[x.clone(), w.clone()]), &[12., 16., 24., 28.]);
+    // Padding 1 on every side: the corners see one element each.
+    let padded = run(&text(", padding=[1, 1]"), &[x.clone(), w.clone()]);
+    close(
+        &padded,
+        &[
+            1., 3., 5., 3., 5., 12., 16., 9., 11., 24., 28., 15., 7., 15., 17., 9.,
+        ],
+    );
+    close(
+        &run(&text(", strides=[2, 2], padding=[1, 1]"), &[x.clone(), w.clone()]),
+        &[1., 5., 11., 28.],
+    );
+    // Dilation 2: the kernel's taps are the corners of the 3x3 input.
+    close(
+        &run(&text(", dilation=[2, 2]"), &[x.clone(), w.clone()]),
+        &[20.],
+    );
+    // Two groups: each output channel reads its own input channel.
+    let grouped = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 2, 1, 2), float32], %w: Tensor[(2, 1, 1, 1), float32]) {\n  nn.conv2d(%x, %w, groups=2, channels=2, kernel_size=[1, 1])\n}";
+    close(
+        &run(
+            grouped,
+            &[
+                f32s(&[1, 2, 1, 2], &[1., 2., 3., 4.]),
+                f32s(&[2, 1, 1, 1], &[2., 3.]),
+            ],
+        ),
+        &[2., 4., 9., 12.],
+    );
+    // The types agree with the values.
+    let typed = infer_type(&text(", strides=[2, 2], padding=[1, 1, 1, 1]")).unwrap();
+    assert!(typed.contains("-> Tensor[(1, 1, 2, 2), float32]"), "{typed}");
+    for bad in [
+        ", data_layout=\"NHWC\"",
+        ", padding=[1, 2, 3]",
+        ", strides=[0, 1]",
+        ", groups=2",
+        ", channels=4",
+        ", kernel_size=[3, 3]",
+        ", dilation=[4, 4]",
+    ] {
+        let err = infer_type(&text(bad)).unwrap_err();
+        assert!(err.contains("nn.conv2d"), "{bad}: {err}");
+    }
+}
+
+/// `nn.bias_add`, `nn.softmax` and `nn.batch_norm` (inference mode, its
+/// moving statistics passed through, as TVM's type says).
+#[test]
+fn bias_add_softmax_and_batch_norm() {
+    let text = r#"#[version = "0.0.5"]
+def @main(%x: Tensor[(2, 2), float32], %b: Tensor[(2), float32], %v: Tensor[(3), float32], %gamma: Tensor[(2), float32], %beta: Tensor[(2), float32], %mean: Tensor[(2), float32], %var: Tensor[(2), float32]) {
+  let %bn = nn.batch_norm(%x, %gamma, %beta, %mean, %var, epsilon=0f);
+  let %plain = nn.batch_norm(%x, %gamma, %beta, %mean, %var, epsilon=0f, center=False, scale=False);
+  (nn.bias_add(%x, %b), nn.bias_add(%x, %b, axis=0), nn.softmax(%v), %bn.0, %bn.2, %plain.0)
+}"#;
+    let vector = |a: f32, b: f32| f32s(&[2], &[a, b]);
+    let out = run(
+        text,
+        &[
+            f32s(&[2, 2], &[1., 2., 3., 4.]),
+            vector(10., 20.),
+            f32s(&[3], &[1., 2., 3.]),
+            vector(1., 2.),
+            vector(0., 1.),
+            vector(2., 3.),
+            vector(1., 4.),
+        ],
+    );
+    let Value::Tuple(items) = &out else {
+        panic!("a tuple")
+    };
+    close(&items[0], &[11., 22., 13., 24.]);
+    close(&items[1], &[11., 12., 23., 24.]);
+    close(&items[2], &[0.09003057, 0.24472847, 0.66524096]);
+    close(&items[3], &[-1., 0., 1., 2.]);
+    close(&items[4], &[1., 4.]);
+    close(&items[5], &[-1., -0.5, 1., 0.5]);
+    let typed = infer_type(text).unwrap();
+    assert!(
+        typed.contains(
+            "let %bn: (Tensor[(2, 2), float32], Tensor[(2), float32], Tensor[(2), float32])"
+        ),
+        "{typed}"
+    );
+    for bad in [
+        "nn.bias_add(%x, %v)",
+        "nn.softmax(%x, axis=2)",
+        "nn.batch_norm(%x, %v, %b, %b, %b)",
+    ] {
+        let err = infer_type(&text.replace("nn.softmax(%v)", bad)).unwrap_err();
+        assert!(err.contains("nn.") || err.contains("axis"), "{bad}: {err}");
+    }
+}
+
+/// `zeros` and `ones` take no arguments: `shape` and `dtype` say what they
+/// make. A shape past the interpreter's bound is an error, not an
+/// allocation, and folding leaves such a call as it is.
+#[test]
+fn zeros_and_ones_are_bounded() {
+    let out = run(
+        "#[version = \"0.0.5\"]\ndef @main() { (zeros(shape=[2], dtype=\"float32\"), ones(shape=[1, 2], dtype=\"int32\")) }",
+        &[],
+    );
+    assert_eq!(
+        out,
+        Value::tuple(vec![
+            f32s(&[2], &[0., 0.]),
+            Value::Tensor(Tensor::from_f64s(DType::I32, &[1, 2], &[1., 1.]).unwrap()),
+        ])
+    );
+    let huge = "#[version = \"0.0.5\"]\ndef @main() { zeros(shape=[1000000, 1000000], dtype=\"float32\") }";
+    let m = parse_module(huge).unwrap();
+    let err = run_main(&m, &[]).unwrap_err();
+    assert!(err.contains("more than 16777216 elements"), "{err}");
+    let fold = ir_passes::relay::passes::registry()
+        .pipeline("fold-constant")
+        .unwrap();
+    let folded = irkit::pass::PassContext::default().run(&fold, &m).unwrap();
+    assert_eq!(print_module(&folded), print_module(&m));
+    for bad in ["zeros(shape=[-1])", "ones()", "zeros(shape=[1], dtype=1)"] {
+        let m = parse_module(&format!("#[version = \"0.0.5\"]\ndef @main() {{ {bad} }}")).unwrap();
+        assert!(verify(&m).is_err(), "{bad}");
+    }
+}

@@ -12,6 +12,10 @@ use super::module::RelayModule;
 use super::ops::{OpValue, op};
 use super::tensor::Tensor;
 
+/// The largest tensor, in elements, an operator may make when interpreted:
+/// past it, evaluation stops with an error instead of allocating.
+pub const MAX_ELEMENTS: u64 = 1 << 24;
+
 /// A runtime value. Values nest as deep as the program makes them (a tuple
 /// in a tuple a million times): dropping one is a loop, and cloning,
 /// comparing and printing one grow the stack as they go.
@@ -245,18 +249,11 @@ impl<'m> Interpreter<'m> {
                 match &callee {
                     Value::Op(name) => {
                         let def = op(name).ok_or_else(|| format!("unknown operator `{name}`"))?;
-                        if args.len() != def.arity {
-                            return Err(format!(
-                                "`{name}` takes {} arguments, given {}",
-                                def.arity,
-                                args.len()
-                            ));
-                        }
                         let args = args
                             .iter()
                             .map(Value::to_op_value)
                             .collect::<Result<Vec<_>, _>>()?;
-                        (def.eval)(&args, &c.attrs)
+                        def.apply(&args, &c.attrs, MAX_ELEMENTS)
                             .map(Value::from_op_value)
                             .map_err(|m| format!("{name}: {m}"))
                     }

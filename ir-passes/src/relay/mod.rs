@@ -43,9 +43,9 @@ pub use expr::{
 pub use extension::{ExtPrinter, RelayExtension};
 pub use free_vars::{free_vars, function_free_vars};
 pub use infer::{CompleteTypes, TypeError, TypeMap, check_module, infer_function, is_complete};
-pub use interp::{Closure, Value, eval_expr, run_main};
+pub use interp::{Closure, MAX_ELEMENTS, Value, eval_expr, run_main};
 pub use module::RelayModule;
-pub use ops::{OpDef, OpValue, op, op_names};
+pub use ops::{MAX_WORK, OpDef, OpValue, elements, op, op_names, value_type};
 pub use parser::{ParseError, parse_expr, parse_module};
 pub use printer::{MAX_INDENT, print_expr, print_module, print_type};
 pub use tensor::Tensor;

@@ -13,7 +13,7 @@ use crate::relay::expr::{
 };
 use crate::relay::ops::{OpValue, op};
 use crate::relay::tensor::Tensor;
-use crate::relay::ty::{Dim, Type, TypeMutator, TypeVisitor};
+use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
 
 /// Whether an expression is constant: a `Constant`, or a `Tuple` of constants.
 #[derive(Default)]
@@ -76,33 +76,6 @@ impl Default for ConstantFolder {
 /// call whose result would be larger (`multiply` of a `[100000, 1]` and a
 /// `[1, 100000]` constant) stays a call.
 pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 24;
-
-/// Elements of a value of type `t`, when its shape is known and the count
-/// fits.
-fn elements(t: &Type) -> Option<u64> {
-    match t {
-        Type::TensorType(t) => t.shape.iter().try_fold(1u64, |n, d| match d {
-            Dim::Known(k) => n.checked_mul(u64::try_from(*k).ok()?),
-            _ => None,
-        }),
-        Type::TupleType(t) => t
-            .fields
-            .iter()
-            .try_fold(0u64, |n, f| n.checked_add(elements(f)?)),
-        _ => None,
-    }
-}
-
-/// The type of a constant value.
-fn value_type(v: &OpValue) -> Type {
-    match v {
-        OpValue::Tensor(t) => Type::tensor(
-            t.shape().iter().map(|&d| Dim::Known(d as i64)).collect(),
-            t.dtype(),
-        ),
-        OpValue::Tuple(items) => Type::tuple(items.iter().map(value_type).collect()),
-    }
-}
 
 impl ConstantFolder {
     /// A folder that materializes no result above `max_elements` elements
@@ -205,19 +178,10 @@ impl ExprMutator for ConstantFolder {
         let args: Option<Vec<OpValue>> = c.args.iter().map(|a| self.value(a)).collect();
         // Only a result whose size the types bound, within the limit, is
         // computed: the kernel allocates it whole.
-        let fits = |a: &Vec<OpValue>| {
-            let types: Vec<Type> = a.iter().map(value_type).collect();
-            (def.infer)(&types, &c.attrs)
-                .ok()
-                .and_then(|t| elements(&t))
-                .is_some_and(|n| n <= self.max_elements)
-        };
-        match args
-            .filter(|a| a.len() == def.arity && fits(a))
-            .map(|a| (def.eval)(&a, &c.attrs))
-        {
+        match args.map(|a| def.apply(&a, &c.attrs, self.max_elements)) {
             Some(Ok(v)) => Transformed::Replace(to_expr(v)),
-            // Not constant, or the kernel refuses (division by zero): keep the call.
+            // Not constant, too large, or the kernel refuses (division by
+            // zero): keep the call.
             _ => new.map(Expr::from),
         }
     }

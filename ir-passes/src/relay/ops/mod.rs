@@ -3,6 +3,8 @@
 
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 
+mod nn;
+
 use super::attrs::{AttrValue, Attrs};
 use super::dtype::DType;
 use super::tensor::Tensor;
@@ -33,14 +35,79 @@ pub struct OpDef {
 /// for more are a type error, not an allocation).
 pub const MAX_RANK: usize = 64;
 
+/// The most multiply-adds a kernel performs (`nn.dense`, `nn.conv2d`):
+/// past it, the kernel refuses, and folding leaves the call.
+pub const MAX_WORK: u64 = 1 << 30;
+
+fn all_ops() -> impl Iterator<Item = &'static OpDef> {
+    OPS.iter().chain(nn::NN_OPS.iter())
+}
+
 /// Looks up an operator by name.
 pub fn op(name: &str) -> Option<&'static OpDef> {
-    OPS.iter().find(|o| o.name == name)
+    all_ops().find(|o| o.name == name)
 }
 
 /// Names of all registered operators.
 pub fn op_names() -> impl Iterator<Item = &'static str> {
-    OPS.iter().map(|o| o.name)
+    all_ops().map(|o| o.name)
+}
+
+impl OpDef {
+    /// Runs the kernel on `args` after checking them as inference does,
+    /// and only when the result has at most `max_elements` elements: the
+    /// kernel allocates the result whole, and the input decides its size.
+    pub fn apply(
+        &self,
+        args: &[OpValue],
+        attrs: &Attrs,
+        max_elements: u64,
+    ) -> Result<OpValue, String> {
+        if args.len() != self.arity {
+            return Err(format!(
+                "`{}` takes {} arguments, given {}",
+                self.name,
+                self.arity,
+                args.len()
+            ));
+        }
+        let types: Vec<Type> = args.iter().map(value_type).collect();
+        let result = (self.infer)(&types, attrs)?;
+        match elements(&result) {
+            Some(n) if n <= max_elements => (self.eval)(args, attrs),
+            _ => Err(format!(
+                "the result, {}, has more than {max_elements} elements",
+                super::printer::print_type(&result)
+            )),
+        }
+    }
+}
+
+/// Elements of a value of type `t`, when its shape is known and the count
+/// fits in a `u64`.
+pub fn elements(t: &Type) -> Option<u64> {
+    match t {
+        Type::TensorType(t) => t.shape.iter().try_fold(1u64, |n, d| match d {
+            Dim::Known(k) => n.checked_mul(u64::try_from(*k).ok()?),
+            _ => None,
+        }),
+        Type::TupleType(t) => t
+            .fields
+            .iter()
+            .try_fold(0u64, |n, f| n.checked_add(elements(f)?)),
+        _ => None,
+    }
+}
+
+/// The type of a value.
+pub fn value_type(v: &OpValue) -> Type {
+    match v {
+        OpValue::Tensor(t) => Type::tensor(
+            t.shape().iter().map(|&d| Dim::Known(d as i64)).collect(),
+            t.dtype(),
+        ),
+        OpValue::Tuple(items) => Type::tuple(items.iter().map(value_type).collect()),
+    }
 }
 
 macro_rules! elementwise {
@@ -154,12 +221,6 @@ static OPS: &[OpDef] = &[
         },
     },
     OpDef {
-        name: "nn.dense",
-        arity: 2,
-        infer: infer_dense,
-        eval: eval_dense,
-    },
-    OpDef {
         name: "transpose",
         arity: 1,
         infer: |args, attrs| {
@@ -202,7 +263,48 @@ static OPS: &[OpDef] = &[
         infer: |args, attrs| infer_reduce(&args[0], attrs),
         eval: |args, attrs| eval_reduce(&args[0], attrs, true),
     },
+    OpDef {
+        name: "zeros",
+        arity: 0,
+        infer: |_, attrs| filled_type(attrs),
+        eval: |_, attrs| filled(attrs, 0.0),
+    },
+    OpDef {
+        name: "ones",
+        arity: 0,
+        infer: |_, attrs| filled_type(attrs),
+        eval: |_, attrs| filled(attrs, 1.0),
+    },
 ];
+
+/// The type `zeros` and `ones` make: `shape` (non-negative extents, rank at
+/// most [`MAX_RANK`]) and `dtype` (float32 by default).
+fn filled_type(attrs: &Attrs) -> Result<Type, String> {
+    let shape = int_list(attrs, "shape")?.ok_or("needs a `shape` attribute")?;
+    if shape.len() > MAX_RANK {
+        return Err(format!("rank {} is above the largest rank {MAX_RANK}", shape.len()));
+    }
+    if let Some(d) = shape.iter().find(|d| **d < 0) {
+        return Err(format!("negative extent {d} in `shape`"));
+    }
+    let dtype = match attrs.get("dtype") {
+        None => DType::F32,
+        Some(AttrValue::Str(s)) => s.parse()?,
+        Some(_) => return Err("attribute `dtype` must be a string".into()),
+    };
+    Ok(Type::tensor(shape.into_iter().map(Dim::Known).collect(), dtype))
+}
+
+fn filled(attrs: &Attrs, value: f64) -> Result<OpValue, String> {
+    let t = filled_type(attrs)?;
+    let (dims, dtype) = tensor_type(&t)?;
+    let shape = known(&dims)?;
+    let count = elements(&t).ok_or("the shape's element count overflows")?;
+    if count > MAX_WORK {
+        return Err(format!("{count} elements is more than the kernel makes"));
+    }
+    Tensor::from_f64s(dtype, &shape, &vec![value; count as usize]).map(OpValue::Tensor)
+}
 
 /// `cast`'s `dtype`.
 fn cast_dtype(attrs: &Attrs) -> Result<DType, String> {
@@ -317,7 +419,7 @@ fn eval_reduce(v: &OpValue, attrs: &Attrs, mean: bool) -> Result<OpValue, String
 
 // ---- types ----
 
-fn tensor_type(t: &Type) -> Result<(Vec<Dim>, DType), String> {
+pub(super) fn tensor_type(t: &Type) -> Result<(Vec<Dim>, DType), String> {
     match t {
         Type::TensorType(t) => Ok((t.shape.clone(), t.dtype)),
         _ => Err(format!(
@@ -332,7 +434,7 @@ fn same_tensor(t: &Type) -> Result<Type, String> {
 }
 
 /// The type of a float-only elementwise operator (`exp`, `log`, `sqrt`).
-fn float_tensor(t: &Type) -> Result<Type, String> {
+pub(super) fn float_tensor(t: &Type) -> Result<Type, String> {
     let (s, d) = tensor_type(t)?;
     if !d.is_float() {
         return Err(format!("expected a float tensor, found {d}"));
@@ -401,7 +503,7 @@ fn infer_where(args: &[Type], _: &Attrs) -> Result<Type, String> {
     ))
 }
 
-fn axis_attr(attrs: &Attrs, default: i64) -> Result<i64, String> {
+pub(super) fn axis_attr(attrs: &Attrs, default: i64) -> Result<i64, String> {
     match attrs.get("axis") {
         None => Ok(default),
         Some(v) => v
@@ -410,7 +512,7 @@ fn axis_attr(attrs: &Attrs, default: i64) -> Result<i64, String> {
     }
 }
 
-fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
+pub(super) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
     let r = rank as i64;
     let a = if axis < 0 { axis + r } else { axis };
     if a < 0 || a >= r.max(1) {
@@ -442,7 +544,7 @@ fn infer_concatenate(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     Ok(Type::tensor(out, dtype))
 }
 
-fn int_list(attrs: &Attrs, key: &str) -> Result<Option<Vec<i64>>, String> {
+pub(super) fn int_list(attrs: &Attrs, key: &str) -> Result<Option<Vec<i64>>, String> {
     match attrs.get(key) {
         None | Some(AttrValue::Null) => Ok(None),
         Some(AttrValue::List(items)) => items
@@ -563,26 +665,6 @@ fn squeeze(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
     }
 }
 
-fn infer_dense(args: &[Type], _: &Attrs) -> Result<Type, String> {
-    let (sx, dx) = tensor_type(&args[0])?;
-    let (sw, dw) = tensor_type(&args[1])?;
-    if dx != dw {
-        return Err(format!("nn.dense operand types differ: {dx} and {dw}"));
-    }
-    if sx.is_empty() || sw.len() != 2 {
-        return Err("nn.dense takes data of rank >= 1 and a weight of rank 2".into());
-    }
-    let k = sx[sx.len() - 1];
-    if let (Dim::Known(a), Dim::Known(b)) = (k, sw[1])
-        && a != b
-    {
-        return Err(format!("nn.dense reduces {a} against {b}"));
-    }
-    let mut out = sx[..sx.len() - 1].to_vec();
-    out.push(sw[0]);
-    Ok(Type::tensor(out, dx))
-}
-
 fn known(dims: &[Dim]) -> Result<Vec<usize>, String> {
     dims.iter()
         .map(|d| match d {
@@ -632,7 +714,7 @@ impl Bin {
     }
 }
 
-fn as_tensor(v: &OpValue) -> Result<&Tensor, String> {
+pub(super) fn as_tensor(v: &OpValue) -> Result<&Tensor, String> {
     match v {
         OpValue::Tensor(t) => Ok(t),
         OpValue::Tuple(_) => Err("expected a tensor, found a tuple".into()),
@@ -836,38 +918,4 @@ fn eval_concatenate(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> 
     let shape = out.shape().to_vec();
     let values: Vec<f64> = out.iter().copied().collect();
     Tensor::from_f64s(first.dtype(), &shape, &values).map(OpValue::Tensor)
-}
-
-fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
-    let (x, w) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
-    if x.dtype() != w.dtype() || w.shape().len() != 2 || x.shape().is_empty() {
-        return Err("nn.dense takes data of rank >= 1 and a weight of rank 2 of one dtype".into());
-    }
-    let k = *x.shape().last().unwrap_or(&0);
-    let (n, wk) = (w.shape()[0], w.shape()[1]);
-    if k != wk {
-        return Err(format!("nn.dense reduces {k} against {wk}"));
-    }
-    let xs = x.to_f64s();
-    let ws = w.to_f64s();
-    let rows = xs.len().checked_div(k).unwrap_or(0);
-    let mut out = vec![0.0; rows * n];
-    for r in 0..rows {
-        for j in 0..n {
-            out[r * n + j] = (0..k).map(|i| xs[r * k + i] * ws[j * k + i]).sum();
-        }
-    }
-    let mut shape = x.shape()[..x.shape().len() - 1].to_vec();
-    shape.push(n);
-    let out = match x {
-        Tensor::F32(_) => {
-            // Accumulate in f64, round once: deterministic across evaluation orders.
-            Tensor::F32(
-                ArrayD::from_shape_vec(IxDyn(&shape), out.iter().map(|&v| v as f32).collect())
-                    .map_err(|e| e.to_string())?,
-            )
-        }
-        _ => Tensor::from_f64s(x.dtype(), &shape, &out)?,
-    };
-    Ok(OpValue::Tensor(out))
 }
