@@ -317,7 +317,10 @@ fn conv2d_with_strides_padding_dilation_and_groups() {
             "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 1, 3, 3), float32], %w: Tensor[(1, 1, 2, 2), float32]) {{\n  nn.conv2d(%x, %w{attrs})\n}}"
         )
     };
-    close(&run(&text(""), &[x.clone(), w.clone()]), &[12., 16., 24., 28.]);
+    close(
+        &run(&text(""), &[x.clone(), w.clone()]),
+        &[12., 16., 24., 28.],
+    );
     // Padding 1 on every side: the corners see one element each.
     let padded = run(&text(", padding=[1, 1]"), &[x.clone(), w.clone()]);
     close(
@@ -327,7 +330,10 @@ fn conv2d_with_strides_padding_dilation_and_groups() {
         ],
     );
     close(
-        &run(&text(", strides=[2, 2], padding=[1, 1]"), &[x.clone(), w.clone()]),
+        &run(
+            &text(", strides=[2, 2], padding=[1, 1]"),
+            &[x.clone(), w.clone()],
+        ),
         &[1., 5., 11., 28.],
     );
     // Dilation 2: the kernel's taps are the corners of the 3x3 input.
@@ -349,7 +355,10 @@ fn conv2d_with_strides_padding_dilation_and_groups() {
     );
     // The types agree with the values.
     let typed = infer_type(&text(", strides=[2, 2], padding=[1, 1, 1, 1]")).unwrap();
-    assert!(typed.contains("-> Tensor[(1, 1, 2, 2), float32]"), "{typed}");
+    assert!(
+        typed.contains("-> Tensor[(1, 1, 2, 2), float32]"),
+        "{typed}"
+    );
     for bad in [
         ", data_layout=\"NHWC\"",
         ", padding=[1, 2, 3]",
@@ -442,4 +451,36 @@ fn zeros_and_ones_are_bounded() {
         let m = parse_module(&format!("#[version = \"0.0.5\"]\ndef @main() {{ {bad} }}")).unwrap();
         assert!(verify(&m).is_err(), "{bad}");
     }
+}
+
+/// float16 literals (issue 11): `1.5f16` reads, prints back the same, and
+/// computes in float16 (kernels round once from f32).
+#[test]
+fn float16_literals_compute_and_round_trip() {
+    let text = "#[version = \"0.0.5\"]\ndef @main() -> (float16, float16, float16, float16) {\n  (add(1.5f16, 2f16), exp(0f16), cast(2049f, dtype=\"float16\"), multiply(65504f16, 2f16))\n}\n";
+    let m = parse_module(text).unwrap();
+    assert_eq!(print_module(&m), text);
+    verify(&m).unwrap();
+    let h = |v: f32| {
+        Value::Tensor(Tensor::F16(
+            ndarray::arr0(half::f16::from_f32(v)).into_dyn(),
+        ))
+    };
+    assert_eq!(
+        run_main(&m, &[]).unwrap(),
+        Value::tuple(vec![h(3.5), h(1.0), h(2048.0), h(f32::INFINITY)])
+    );
+    let folded = ir_passes::relay::passes::registry()
+        .pipeline("fold-constant")
+        .unwrap();
+    let out = irkit::pass::PassContext::default()
+        .run(&folded, &m)
+        .unwrap();
+    assert_eq!(
+        print_module(&out),
+        "#[version = \"0.0.5\"]\ndef @main() -> (float16, float16, float16, float16) {\n  (3.5f16, 1f16, 2048f16, inff16)\n}\n"
+    );
+    // Each prints in its shortest form that reads back to the same bits.
+    let literals = "#[version = \"0.0.5\"]\ndef @main() {\n  (0.1f16, 0.00000006f16, 65504f16, -0f16, -inff16, -inff64)\n}\n";
+    assert_eq!(print_module(&parse_module(literals).unwrap()), literals);
 }

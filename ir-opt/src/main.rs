@@ -23,8 +23,8 @@ use ir_core::pass::{Module, PassContext, PassRegistry, PassTimer, PrintIr, Verif
 use ir_core::structural::{structural_eq, structural_eq_map_free_vars};
 use ir_passes::relay::passes::{DEFAULT_PIPELINE, registry};
 use ir_passes::relay::{
-    Function, RelayModule, Span, check_module, demo::DEMO_MODEL, free_vars, module_to_dot, parse_expr,
-    parse_module, print_expr, print_module, verify, well_formed,
+    Function, RelayModule, Span, check_module, demo::DEMO_MODEL, free_vars, module_to_dot,
+    parse_expr, parse_module, print_expr, print_module, verify, well_formed,
 };
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -200,7 +200,10 @@ fn type_errors_only_when_types_are_needed() {
         let out = ir_opt(flags, Some(ill_typed));
         assert_eq!(out.status.code(), Some(2), "{flags:?}");
         let stderr = text(&out.stderr);
-        assert!(stderr.contains("expected a tensor, found (float32, float32)"), "{flags:?}: {stderr}");
+        assert!(
+            stderr.contains("expected a tensor, found (float32, float32)"),
+            "{flags:?}: {stderr}"
+        );
     }
 }
 

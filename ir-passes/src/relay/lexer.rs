@@ -288,8 +288,8 @@ impl Lexer<'_> {
             if name == "meta" && self.peek() == Some('[') {
                 return self.meta(start);
             }
-            if name == "inff" {
-                return Ok(Tok::Float(f64::INFINITY, 32));
+            if let Some(bits) = infinity_bits(&name) {
+                return Ok(Tok::Float(f64::INFINITY, bits));
             }
             return Ok(Tok::Ident(name));
         }
@@ -312,10 +312,11 @@ impl Lexer<'_> {
 
     fn number(&mut self, start: usize) -> Result<Tok, LexError> {
         if self.rest().starts_with("inff") {
-            for _ in 0..4 {
-                self.bump();
-            }
-            return Ok(Tok::Float(f64::INFINITY, 32));
+            let name = self.ident();
+            return match infinity_bits(&name) {
+                Some(bits) => Ok(Tok::Float(f64::INFINITY, bits)),
+                None => Err(self.error(start, format!("invalid number `{name}`"))),
+            };
         }
         let body_start = self.pos;
         while self
@@ -467,6 +468,16 @@ fn negate(tok: Tok) -> Tok {
         Tok::Int(v, bits, explicit) => Tok::Int(-v, bits, explicit),
         Tok::Float(v, bits) => Tok::Float(-v, bits),
         other => other,
+    }
+}
+
+/// The width of an infinity literal: `inff` (float32), `inff16`, `inff32`, `inff64`.
+fn infinity_bits(name: &str) -> Option<u16> {
+    match name {
+        "inff" | "inff32" => Some(32),
+        "inff16" => Some(16),
+        "inff64" => Some(64),
+        _ => None,
     }
 }
 

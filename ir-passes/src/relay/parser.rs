@@ -650,11 +650,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let data = match bits {
                     64 => Tensor::F64(ndarray::arr0(v).into_dyn()),
-                    16 => {
-                        self.pos -= 1;
-                        return Err(self
-                            .error_here("float16 constants are not supported; use float32 (`f`)"));
-                    }
+                    16 => Tensor::F16(ndarray::arr0(half::f16::from_f64(v)).into_dyn()),
                     _ => Tensor::scalar_f32(v as f32),
                 };
                 Ok(self.constant(data, span))

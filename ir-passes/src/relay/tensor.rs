@@ -1,8 +1,9 @@
-//! Constant tensors: n-d arrays of bool, int16/32/64 and float32/64.
+//! Constant tensors: n-d arrays of bool, int16/32/64 and float16/32/64.
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
+use half::f16;
 use ndarray::{ArrayD, IxDyn};
 
 use super::dtype::DType;
@@ -18,6 +19,9 @@ pub enum Tensor {
     I32(ArrayD<i32>),
     /// `int64`
     I64(ArrayD<i64>),
+    /// `float16`: stored as IEEE binary16; kernels compute in `f32` and
+    /// round once.
+    F16(ArrayD<f16>),
     /// `float32`
     F32(ArrayD<f32>),
     /// `float64`
@@ -33,6 +37,7 @@ macro_rules! each_array {
             Tensor::I16($a) => $body,
             Tensor::I32($a) => $body,
             Tensor::I64($a) => $body,
+            Tensor::F16($a) => $body,
             Tensor::F32($a) => $body,
             Tensor::F64($a) => $body,
         }
@@ -47,6 +52,7 @@ impl Tensor {
             Tensor::I16(_) => DType::I16,
             Tensor::I32(_) => DType::I32,
             Tensor::I64(_) => DType::I64,
+            Tensor::F16(_) => DType::F16,
             Tensor::F32(_) => DType::F32,
             Tensor::F64(_) => DType::F64,
         }
@@ -107,6 +113,10 @@ impl Tensor {
             DType::I16 => ints!(I16, i16),
             DType::I32 => ints!(I32, i32),
             DType::I64 => ints!(I64, i64),
+            DType::F16 => Tensor::F16(
+                ArrayD::from_shape_vec(shape, values.iter().map(|&v| f16::from_f64(v)).collect())
+                    .map_err(|e| e.to_string())?,
+            ),
             DType::F32 => Tensor::F32(
                 ArrayD::from_shape_vec(shape, values.iter().map(|&v| v as f32).collect())
                     .map_err(|e| e.to_string())?,
@@ -125,6 +135,7 @@ impl Tensor {
             Tensor::I16(a) => a.iter().map(|&v| v as f64).collect(),
             Tensor::I32(a) => a.iter().map(|&v| v as f64).collect(),
             Tensor::I64(a) => a.iter().map(|&v| v as f64).collect(),
+            Tensor::F16(a) => a.iter().map(|&v| v.to_f64()).collect(),
             Tensor::F32(a) => a.iter().map(|&v| v as f64).collect(),
             Tensor::F64(a) => a.iter().copied().collect(),
         }
@@ -159,9 +170,36 @@ impl Tensor {
             Tensor::I16(a) => a.iter().next().map(|v| format!("{v}i16")),
             Tensor::I32(a) => a.iter().next().map(|v| v.to_string()),
             Tensor::I64(a) => a.iter().next().map(|v| format!("{v}i64")),
+            Tensor::F16(a) => a.iter().next().and_then(|&v| float(Shortest16(v), "f16")),
             Tensor::F32(a) => a.iter().next().and_then(|&v| float(v, "f")),
             Tensor::F64(a) => a.iter().next().and_then(|&v| float(v, "f64")),
         }
+    }
+}
+
+/// A float16 displayed with the fewest decimals that read back to it
+/// (`0.1`, where going through f32 would give `0.099975586`).
+#[derive(Clone, Copy)]
+struct Shortest16(f16);
+
+impl From<Shortest16> for f64 {
+    fn from(v: Shortest16) -> f64 {
+        v.0.to_f64()
+    }
+}
+
+impl fmt::Display for Shortest16 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0.to_f64();
+        // The smallest subnormal, 2^-24, needs 8 decimals to be told apart
+        // from its neighbours; 25 always suffice.
+        for decimals in 0..25 {
+            let text = format!("{v:.decimals$}");
+            if text.parse::<f64>().map(f16::from_f64) == Ok(self.0) {
+                return f.write_str(&text);
+            }
+        }
+        write!(f, "{v}")
     }
 }
 
@@ -172,6 +210,9 @@ impl PartialEq for Tensor {
             return false;
         }
         match (self, other) {
+            (Tensor::F16(a), Tensor::F16(b)) => {
+                a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+            }
             (Tensor::F32(a), Tensor::F32(b)) => {
                 a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
             }
@@ -194,6 +235,7 @@ impl Hash for Tensor {
         self.dtype().hash(state);
         self.shape().hash(state);
         match self {
+            Tensor::F16(a) => a.iter().for_each(|x| x.to_bits().hash(state)),
             Tensor::F32(a) => a.iter().for_each(|x| x.to_bits().hash(state)),
             Tensor::F64(a) => a.iter().for_each(|x| x.to_bits().hash(state)),
             Tensor::Bool(a) => a.iter().for_each(|x| x.hash(state)),

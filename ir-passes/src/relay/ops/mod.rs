@@ -1,6 +1,7 @@
 //! The operator registry: arity, type and shape inference, and a reference
 //! kernel per operator. Elementwise operators broadcast like numpy.
 
+use half::f16;
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 
 mod nn;
@@ -282,7 +283,10 @@ static OPS: &[OpDef] = &[
 fn filled_type(attrs: &Attrs) -> Result<Type, String> {
     let shape = int_list(attrs, "shape")?.ok_or("needs a `shape` attribute")?;
     if shape.len() > MAX_RANK {
-        return Err(format!("rank {} is above the largest rank {MAX_RANK}", shape.len()));
+        return Err(format!(
+            "rank {} is above the largest rank {MAX_RANK}",
+            shape.len()
+        ));
     }
     if let Some(d) = shape.iter().find(|d| **d < 0) {
         return Err(format!("negative extent {d} in `shape`"));
@@ -292,7 +296,10 @@ fn filled_type(attrs: &Attrs) -> Result<Type, String> {
         Some(AttrValue::Str(s)) => s.parse()?,
         Some(_) => return Err("attribute `dtype` must be a string".into()),
     };
-    Ok(Type::tensor(shape.into_iter().map(Dim::Known).collect(), dtype))
+    Ok(Type::tensor(
+        shape.into_iter().map(Dim::Known).collect(),
+        dtype,
+    ))
 }
 
 fn filled(attrs: &Attrs, value: f64) -> Result<OpValue, String> {
@@ -785,12 +792,14 @@ fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
         (Tensor::I16(a), Tensor::I16(b)) if kind.is_comparison() => compare(a, b, kind)?,
         (Tensor::I32(a), Tensor::I32(b)) if kind.is_comparison() => compare(a, b, kind)?,
         (Tensor::I64(a), Tensor::I64(b)) if kind.is_comparison() => compare(a, b, kind)?,
+        (Tensor::F16(a), Tensor::F16(b)) if kind.is_comparison() => compare(a, b, kind)?,
         (Tensor::F32(a), Tensor::F32(b)) if kind.is_comparison() => compare(a, b, kind)?,
         (Tensor::F64(a), Tensor::F64(b)) if kind.is_comparison() => compare(a, b, kind)?,
         (Tensor::Bool(a), Tensor::Bool(b)) if kind.is_comparison() => compare(a, b, kind)?,
         (Tensor::I16(a), Tensor::I16(b)) => int_arith!(a, b, kind, I16),
         (Tensor::I32(a), Tensor::I32(b)) => int_arith!(a, b, kind, I32),
         (Tensor::I64(a), Tensor::I64(b)) => int_arith!(a, b, kind, I64),
+        (Tensor::F16(a), Tensor::F16(b)) => float_arith!(a, b, kind, F16),
         (Tensor::F32(a), Tensor::F32(b)) => float_arith!(a, b, kind, F32),
         (Tensor::F64(a), Tensor::F64(b)) => float_arith!(a, b, kind, F64),
         (a, b) => {
@@ -853,6 +862,11 @@ fn unary(v: &OpValue, kind: Unary) -> Result<OpValue, String> {
         Tensor::I16(a) => int!(a, I16),
         Tensor::I32(a) => int!(a, I32),
         Tensor::I64(a) => int!(a, I64),
+        // float16 has no exp, log or sqrt of its own: compute in f32, round once.
+        Tensor::F16(a) => match unary(&OpValue::Tensor(Tensor::F32(a.mapv(f16::to_f32))), kind)? {
+            OpValue::Tensor(Tensor::F32(r)) => Tensor::F16(r.mapv(f16::from_f32)),
+            _ => return Err("float16 kernel: expected a float32 result".into()),
+        },
         Tensor::F32(a) => float!(a, F32),
         Tensor::F64(a) => float!(a, F64),
         Tensor::Bool(_) => return Err("no kernel for bool".into()),

@@ -71,9 +71,7 @@ fn same_dtype(name: &str, a: DType, b: DType) -> Result<(), String> {
 /// Two extents that must agree where both are known.
 fn agree(name: &str, what: &str, a: Dim, b: Dim) -> Result<(), String> {
     match (a, b) {
-        (Dim::Known(x), Dim::Known(y)) if x != y => {
-            Err(format!("{name}: {what}: {x} against {y}"))
-        }
+        (Dim::Known(x), Dim::Known(y)) if x != y => Err(format!("{name}: {what}: {x} against {y}")),
         _ => Ok(()),
     }
 }
@@ -165,7 +163,10 @@ impl Conv2d {
                 None => Ok([1, 1]),
                 Some(&[a]) => Ok([a, a]),
                 Some(&[a, b]) => Ok([a, b]),
-                Some(v) => Err(format!("nn.conv2d: `{key}` takes 1 or 2 values, found {}", v.len())),
+                Some(v) => Err(format!(
+                    "nn.conv2d: `{key}` takes 1 or 2 values, found {}",
+                    v.len()
+                )),
             }
         };
         let strides = pair("strides")?;
@@ -447,7 +448,10 @@ fn infer_batch_norm(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     if shape.is_empty() {
         return Err("nn.batch_norm takes data of rank >= 1".into());
     }
-    for (arg, what) in args[1..].iter().zip(["gamma", "beta", "moving_mean", "moving_var"]) {
+    for (arg, what) in args[1..]
+        .iter()
+        .zip(["gamma", "beta", "moving_mean", "moving_var"])
+    {
         let (s, d) = tensor_type(arg)?;
         same_dtype("nn.batch_norm", dtype, d)?;
         if s.len() != 1 {
