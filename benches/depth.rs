@@ -46,6 +46,7 @@ fn nested_call(n: usize, x: &Node<Var>) -> Expr {
 
 struct CountNodes(usize);
 impl TypeVisitor for CountNodes {}
+impl PatternVisitor for CountNodes {}
 impl ExprVisitor for CountNodes {
     // Counts before walking only, so let chains stay loops.
     fn visit_expr(&mut self, e: &Expr) {
@@ -58,6 +59,7 @@ impl ExprVisitor for CountNodes {
 
 struct Identity;
 impl TypeMutator for Identity {}
+impl PatternMutator for Identity {}
 impl ExprMutator for Identity {}
 
 const TABLE: &str = "Depth (row 8): main thread, default 8 MiB stack";

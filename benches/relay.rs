@@ -41,6 +41,7 @@ fn main_of(module: &RelayModule) -> Node<Function> {
 /// A mutator with no overrides (TVM's `ApplyEmptyCppMutator`).
 struct Empty;
 impl TypeMutator for Empty {}
+impl PatternMutator for Empty {}
 impl ExprMutator for Empty {}
 
 /// The passes measured per binding: (name, target note, run once).

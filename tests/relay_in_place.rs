@@ -14,6 +14,7 @@ use counting_alloc::allocations_during;
 /// the pass allocates only what it builds).
 struct DoubleTwos(Tensor);
 impl TypeMutator for DoubleTwos {}
+impl PatternMutator for DoubleTwos {}
 impl ExprMutator for DoubleTwos {
     fn mutate_constant(&mut self, c: &Node<Constant>) -> Transformed<Expr> {
         if c.data == self.0 {

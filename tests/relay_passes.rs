@@ -511,6 +511,7 @@ fn well_formedness_reports_unbound_and_rebound_variables() {
         x.clone().into(),
     );
     let f = irkit::Node::new(Function {
+        type_params: Vec::new(),
         params: vec![x],
         ret_type: None,
         body,

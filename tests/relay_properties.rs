@@ -83,6 +83,7 @@ fn build(steps: &[Step]) -> RelayModule {
         .rev()
         .fold(result, |body, (var, value)| Expr::let_(var, value, body));
     let main = Node::new(Function {
+        type_params: Vec::new(),
         params: vec![x],
         ret_type: None,
         body,

@@ -46,6 +46,7 @@ fn assert_pass(pipeline: &str, before: &str, expected: &str) {
 fn assert_expr_pass(pipeline: &str, before: &str, expected: &str) {
     let e = parse_expr(before).unwrap();
     let main = irkit::Node::new(Function {
+        type_params: Vec::new(),
         params: free_vars(&e),
         ret_type: None,
         body: e,
@@ -60,6 +61,7 @@ fn assert_expr_pass(pipeline: &str, before: &str, expected: &str) {
     let want = parse_expr(expected).unwrap();
     let want = if pipeline.contains("infer-type") {
         let f = irkit::Node::new(Function {
+            type_params: Vec::new(),
             params: free_vars(&want),
             ret_type: None,
             body: want,

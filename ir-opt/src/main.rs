@@ -120,6 +120,7 @@ fn parse(text: &str, origin: &str) -> Result<Program, String> {
         let e = parse_expr(text).map_err(|e| format!("{origin}: {e}"))?;
         let params = free_vars(&e);
         let main = Node::new(Function {
+            type_params: Vec::new(),
             params,
             ret_type: None,
             body: e,

@@ -70,6 +70,7 @@ fn program(text: &str) -> RelayModule {
         .cloned()
         .collect();
     let main = Node::new(Function {
+        type_params: Vec::new(),
         params,
         ..(**main).clone()
     });
@@ -96,6 +97,7 @@ fn main_body(m: &RelayModule) -> Expr {
 /// the program type-checks.
 fn assert_well_formed(body: &Expr) {
     let main = Node::new(Function {
+        type_params: Vec::new(),
         params: free_vars(body),
         body: body.clone(),
         ret_type: None,

@@ -1,5 +1,6 @@
 //! [`Module`]: the global functions of a program, copy-on-write.
 
+use std::any::Any;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
@@ -10,6 +11,11 @@ use std::sync::Arc;
 /// changed ([`Module::add_function`], [`Module::update_function`]), which copies
 /// the table (not the functions) first. A pass takes `&Module` and returns a
 /// new one, so the input of a failing pass is never touched.
+///
+/// Besides its functions a module carries one value of the dialect's own
+/// choosing ([`Module::data`], [`Module::set_data`]): what is global but not
+/// a function, as Relay's type definitions (TVM's `IRModule` keeps them next
+/// to its functions). Passes that clone the module carry it along.
 ///
 /// ```
 /// use ir_core::pass::Module;
@@ -24,6 +30,7 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Module<F> {
     functions: Arc<BTreeMap<String, F>>,
+    data: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 /// Why a change to a module's functions was refused.
@@ -50,6 +57,7 @@ impl<F> Default for Module<F> {
     fn default() -> Self {
         Module {
             functions: Arc::new(BTreeMap::new()),
+            data: None,
         }
     }
 }
@@ -64,6 +72,7 @@ impl<F: Clone> Module<F> {
     pub fn from_functions(functions: impl IntoIterator<Item = (String, F)>) -> Self {
         Module {
             functions: Arc::new(functions.into_iter().collect()),
+            data: None,
         }
     }
 
@@ -132,9 +141,35 @@ impl<F: Clone> Module<F> {
             .ok_or_else(|| ModuleError::Missing(name.to_owned()))
     }
 
-    /// `true` when both share one function table: nothing was changed between them.
+    /// `true` when both share one function table and one data value:
+    /// nothing was changed between them.
     pub fn same_as(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.functions, &other.functions)
+            && match (&self.data, &other.data) {
+                (None, None) => true,
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                _ => false,
+            }
+    }
+
+    /// The module's data, if it holds a value of type `D`.
+    ///
+    /// ```
+    /// use ir_core::pass::Module;
+    ///
+    /// let mut m: Module<i32> = Module::new();
+    /// assert_eq!(m.data::<Vec<&str>>(), None);
+    /// m.set_data(vec!["type List[A] { Cons(A, List[A]), Nil }"]);
+    /// let copy = m.clone();
+    /// assert_eq!(copy.data::<Vec<&str>>().map(Vec::len), Some(1));
+    /// ```
+    pub fn data<D: Any>(&self) -> Option<&D> {
+        self.data.as_deref().and_then(|d| d.downcast_ref())
+    }
+
+    /// Sets the module's data (replacing any value, of any type).
+    pub fn set_data<D: Any + Send + Sync>(&mut self, data: D) {
+        self.data = Some(Arc::new(data));
     }
 }
 

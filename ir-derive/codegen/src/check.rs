@@ -457,6 +457,7 @@ fn kind_model(variant: Variant) -> darling::Result<KindModel> {
             graph: variant.graph.is_present(),
             category: None,
             category_name: variant.category,
+            visit_with: variant.visit,
             mutate_with: variant.mutate,
             mutate_def_with: variant.mutate_def,
         }),
@@ -572,11 +573,16 @@ fn check_mutator_defaults(
     errors: &mut darling::error::Accumulator,
 ) {
     if extension {
-        let custom = args.state.iter().chain(&args.entry).chain(
-            kinds
-                .iter()
-                .flat_map(|k| k.mutate_with.iter().chain(&k.mutate_def_with)),
-        );
+        let custom = args
+            .state
+            .iter()
+            .chain(&args.entry)
+            .chain(kinds.iter().flat_map(|k| {
+                k.mutate_with
+                    .iter()
+                    .chain(&k.mutate_def_with)
+                    .chain(&k.visit_with)
+            }));
         for path in custom {
             errors.push(
                 Error::custom(
@@ -599,7 +605,8 @@ fn check_mutator_defaults(
                 .with_span(path),
             );
         }
-        if let (Some(path), Some(category)) = (&kind.mutate_with, &kind.category_name) {
+        let custom = kind.mutate_with.as_ref().or(kind.visit_with.as_ref());
+        if let (Some(path), Some(category)) = (custom, &kind.category_name) {
             errors.push(
                 Error::custom(format!(
                     "`{}` is in category `{category}`, whose hook is its default: a kind has \

@@ -72,8 +72,11 @@ fn visitor_trait(f: &FamilyModel) -> TokenStream {
         let hook = format_ident!("visit_{}", kind.snake);
         let doc = kind_doc(f, kind, "`node.walk(self)`");
         // Spanned on the kind, where an unsatisfied child bound is reported.
-        let default_body = expand_category::kind_default(f, kind, "visit")
-            .unwrap_or_else(|| quote_spanned!(ty.span()=> #k::__visit_default(self, node)));
+        let default_body = match &kind.visit_with {
+            Some(path) => quote_spanned!(path.span()=> #path(self, node)),
+            None => expand_category::kind_default(f, kind, "visit")
+                .unwrap_or_else(|| quote_spanned!(ty.span()=> #k::__visit_default(self, node))),
+        };
         let def = kind.def.then(|| {
             let def_hook = format_ident!("visit_{}_def", kind.snake);
             let doc = def_hook_doc(kind, "visit its children");

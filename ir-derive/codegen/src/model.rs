@@ -120,6 +120,8 @@ pub struct KindModel {
     pub category: Option<usize>,
     /// The category as written, until `check` resolves it.
     pub category_name: Option<syn::Ident>,
+    /// `#[ir(visit = ..)]`: the visitor hook's default body.
+    pub visit_with: Option<syn::Path>,
     /// `#[ir(mutate = ..)]`: the mutator hook's default body.
     pub mutate_with: Option<syn::Path>,
     /// `#[ir(mutate_def = ..)]`: the definition hook's default body.

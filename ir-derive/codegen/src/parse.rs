@@ -100,6 +100,12 @@ pub struct Variant {
     /// defaults to (oneDNN's `visit(binary_c)`).
     #[darling(default)]
     pub category: Option<syn::Ident>,
+    /// `#[ir(visit = path::to::fn)]`: the default body of the kind's visitor
+    /// hook is `path(self, node)` instead of walking the children (for a kind
+    /// whose children bind variables in another family's nodes, as a match
+    /// clause's pattern does).
+    #[darling(default)]
+    pub visit: Option<syn::Path>,
     /// `#[ir(mutate = path::to::fn)]`: the default body of the kind's mutator
     /// hook is `path(self, node)` instead of rebuilding the children.
     #[darling(default)]

@@ -1,6 +1,7 @@
 //! Graphviz output: one node per IR node (shared nodes once), edges from
 //! operands to their users.
 
+use crate::relay::pattern::PatternVisitor;
 use std::fmt::Write;
 
 use ir_core::{Family, IdMap, Node};
@@ -41,6 +42,11 @@ impl Dot {
             },
             Expr::Let(l) => format!("let %{}", l.var.name),
             Expr::If(_) => "if".into(),
+            Expr::Constructor(c) => c.name.clone(),
+            Expr::Match(m) => if m.complete { "match" } else { "match?" }.into(),
+            Expr::RefCreate(_) => "ref".into(),
+            Expr::RefRead(_) => "ref_read".into(),
+            Expr::RefWrite(_) => "ref_write".into(),
             Expr::Ext(x) => x.kind_name().into(),
         };
         text.replace('"', "\\\"")
@@ -52,6 +58,7 @@ impl TypeVisitor for Dot {
     // the depth of nested function types at every function.
     fn visit_type(&mut self, _: &Type) {}
 }
+impl PatternVisitor for Dot {}
 impl ExprVisitor for Dot {
     fn visit_expr(&mut self, e: &Expr) {
         let (id, fresh) = self.id(e);

@@ -5,7 +5,11 @@ use ir_core::{Mutable, Node, Rare, StructuralEq, Visitable};
 
 use super::extension::RelayExtension;
 
+use std::sync::Arc;
+
+use super::adt::TypeData;
 use super::attrs::Attrs;
+use super::pattern::{Pattern, PatternMutator, PatternRewriter, PatternVisitor};
 use super::tensor::Tensor;
 // `uses(Type)` makes the type traits supertraits of the expression traits.
 use super::ty::{Type, TypeMutator, TypeRewriter, TypeVisitor};
@@ -104,9 +108,12 @@ pub struct TupleGetItem {
     pub span: Span,
 }
 
-/// `fn (%x: T) -> R { body }`.
+/// `fn (%x: T) -> R { body }`, or generic: `fn [A](%x: A) -> A { %x }`.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Function {
+    /// Type parameters, by name, in scope in the signature and the body.
+    #[ir(skip)]
+    pub type_params: Vec<String>,
     /// Parameters: definition sites.
     pub params: Vec<Node<Var>>,
     /// The annotated return type, if any.
@@ -165,13 +172,90 @@ pub struct If {
     pub span: Span,
 }
 
+/// A constructor of an algebraic data type, `Cons` or `Nil`: called with
+/// its fields, it makes a value of the type.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Constructor {
+    /// The constructor's name.
+    #[ir(skip)]
+    pub name: String,
+    /// Its position in its type's definition.
+    #[ir(skip)]
+    pub tag: usize,
+    /// The type definition it belongs to (its fields' types, its type's
+    /// parameters and its siblings), shared by every use.
+    #[ir(skip, eq = false)]
+    pub adt: Arc<TypeData>,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// One arm of a `match`: `pattern => { body }`. The pattern's variables
+/// are in scope in the body.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Clause {
+    /// The pattern.
+    pub lhs: Pattern,
+    /// The body.
+    pub rhs: Expr,
+}
+
+/// `match (data) { clauses }`; `match?` when the clauses need not cover
+/// every value (`complete` false).
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct Match {
+    /// The value matched.
+    pub data: Expr,
+    /// The arms, tried in order.
+    pub clauses: Vec<Clause>,
+    /// `match` (true) or `match?` (false).
+    #[ir(skip)]
+    pub complete: bool,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `ref(value)`: a new reference cell holding `value`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct RefCreate {
+    /// The initial value.
+    pub value: Expr,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `ref_read(r)`: the value a reference holds.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct RefRead {
+    /// The reference.
+    pub reference: Expr,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
+/// `ref_write(r, value)`: stores `value` into `r`; its value is `()`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct RefWrite {
+    /// The reference.
+    pub reference: Expr,
+    /// The value stored.
+    pub value: Expr,
+    /// Source position.
+    #[ir(skip, eq = false)]
+    pub span: Span,
+}
+
 /// The family of Relay expressions. Var, Call, Let, If, Function and Tuple
 /// are graph nodes for structural equality: sharing them is observable.
 ///
 /// The family is open: other crates add kinds to it (`Ext`), which implement
 /// [`RelayExtension`](super::RelayExtension) for Relay's passes.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
-#[ir(uses(Type), extensible(interface = RelayExtension), rewriter, in_place)]
+#[ir(uses(Type, Pattern), extensible(interface = RelayExtension), rewriter, in_place)]
 pub enum Expr {
     /// A constant.
     Constant(Node<Constant>),
@@ -199,6 +283,21 @@ pub enum Expr {
     /// A conditional.
     #[ir(graph)]
     If(Node<If>),
+    /// A constructor of an algebraic data type.
+    Constructor(Node<Constructor>),
+    /// A pattern match: its clauses' variables are definition sites,
+    /// visited after their pattern and before their body.
+    #[ir(graph, visit = super::pattern::visit_match, mutate = super::pattern::mutate_match)]
+    Match(Node<Match>),
+    /// A new reference.
+    #[ir(graph)]
+    RefCreate(Node<RefCreate>),
+    /// A reference read.
+    #[ir(graph)]
+    RefRead(Node<RefRead>),
+    /// A reference write.
+    #[ir(graph)]
+    RefWrite(Node<RefWrite>),
     /// A node of a kind added by another crate.
     Ext(Ext<Expr>),
 }

@@ -1,5 +1,6 @@
 //! FreeVars: the variables an expression uses but does not bind.
 
+use crate::relay::pattern::PatternVisitor;
 use std::ops::ControlFlow;
 
 use ir_core::{IdMap, IdSet, Node, VisitedSet};
@@ -19,6 +20,7 @@ struct Free {
 impl TypeVisitor for Free {
     fn visit_type(&mut self, _: &Type) {}
 }
+impl PatternVisitor for Free {}
 impl ExprVisitor for Free {
     fn visit_expr(&mut self, e: &Expr) {
         // A variable use is the variable's own node every time: never skip it.
@@ -90,6 +92,7 @@ impl FreeOfFunctions {
 impl TypeVisitor for FreeOfFunctions {
     fn visit_type(&mut self, _: &Type) {}
 }
+impl PatternVisitor for FreeOfFunctions {}
 impl ExprVisitor for FreeOfFunctions {
     fn visit_expr(&mut self, e: &Expr) {
         // Shared nodes once per function: a node shared by two functions

@@ -7,9 +7,10 @@ use ir_core::structural::structural_eq;
 use ir_core::{Family, IdMap, Node};
 use rustc_hash::FxHashMap;
 
-use super::expr::{Expr, Function, Span, Var};
+use super::expr::{Constructor, Expr, Function, Span, Var};
 use super::module::RelayModule;
 use super::ops::op;
+use super::pattern::Pattern;
 use super::printer::print_type;
 use super::ty::{Dim, FuncType, Type};
 
@@ -78,9 +79,9 @@ impl CompleteTypes {
     /// Whether `t` has no incomplete part, remembered per node.
     pub fn check(&mut self, t: &Type) -> bool {
         guarded(|| match t {
-            Type::TensorType(_) => true,
+            Type::TensorType(_) | Type::TypeVar(_) => true,
             Type::IncompleteType(_) => false,
-            Type::TupleType(_) | Type::FuncType(_) => {
+            Type::TupleType(_) | Type::FuncType(_) | Type::TypeCall(_) | Type::RefType(_) => {
                 if let Some(&complete) = self.memo.get(&t.id()) {
                     return complete;
                 }
@@ -89,6 +90,8 @@ impl CompleteTypes {
                     Type::FuncType(f) => {
                         f.params.iter().all(|p| self.check(p)) && self.check(&f.ret)
                     }
+                    Type::TypeCall(c) => c.args.iter().all(|a| self.check(a)),
+                    Type::RefType(r) => self.check(&r.value),
                     _ => unreachable!("matched above"),
                 };
                 self.memo.insert(t.id(), complete);
@@ -102,7 +105,17 @@ impl CompleteTypes {
 /// Structural equality of types, at once for one node (types are shared:
 /// comparing a type with itself must not walk it).
 fn same_type(a: &Type, b: &Type) -> bool {
-    a.same_as(b) || structural_eq(a, b)
+    if a.same_as(b) || structural_eq(a, b) {
+        return true;
+    }
+    // A generic function (`@id`, a constructor) where a concrete function
+    // is expected: equal if it instantiates to it.
+    let (generic, concrete) = match (is_generic(a), is_generic(b)) {
+        (true, false) => (a, b),
+        (false, true) => (b, a),
+        _ => return false,
+    };
+    instantiate_against(generic, concrete).is_ok_and(|t| structural_eq(&t, concrete))
 }
 
 /// Infers the types in one function of `module`; returns them and the function's type.
@@ -154,6 +167,11 @@ fn span_of(e: &Expr) -> Span {
         Expr::Call(n) => n.span,
         Expr::Let(n) => n.span,
         Expr::If(n) => n.span,
+        Expr::Constructor(n) => n.span,
+        Expr::Match(n) => n.span,
+        Expr::RefCreate(n) => n.span,
+        Expr::RefRead(n) => n.span,
+        Expr::RefWrite(n) => n.span,
         Expr::Ext(_) => Span::default(),
     }
 }
@@ -168,11 +186,203 @@ fn signature(f: &Function) -> Option<Type> {
     let ret = f.ret_type.clone().filter(is_complete)?;
     Some(
         FuncType {
+            type_params: f.type_params.clone(),
             params: params?,
             ret,
         }
         .into(),
     )
+}
+
+/// A constructor's type: generic over its type definition's parameters,
+/// `fn [A](A, List[A]) -> List[A]`.
+fn constructor_type(c: &Constructor) -> Type {
+    let def = &c.adt;
+    FuncType {
+        type_params: def.params.clone(),
+        params: def.constructors[c.tag].inputs.clone(),
+        ret: def.self_type(),
+    }
+    .into()
+}
+
+/// Binds the type parameters `params` where `formal` mentions them, from
+/// what `actual` has in the same place (an incomplete part binds nothing;
+/// a mismatch is left for the comparison after substitution).
+fn bind_params(
+    formal: &Type,
+    actual: &Type,
+    params: &[String],
+    subst: &mut FxHashMap<String, Type>,
+) -> Result<(), String> {
+    guarded(|| {
+        match (formal, actual) {
+            (_, Type::IncompleteType(_)) => {}
+            (Type::TypeVar(v), _) if params.contains(&v.name) => match subst.get(&v.name) {
+                Some(bound)
+                    if is_complete(bound) && is_complete(actual) && !same_type(bound, actual) =>
+                {
+                    return Err(format!(
+                        "type parameter {} is both {} and {}",
+                        v.name,
+                        print_type(bound),
+                        print_type(actual)
+                    ));
+                }
+                Some(bound) if is_complete(bound) => {}
+                _ => {
+                    subst.insert(v.name.clone(), actual.clone());
+                }
+            },
+            (Type::TupleType(f), Type::TupleType(a)) if f.fields.len() == a.fields.len() => {
+                for (f, a) in f.fields.iter().zip(&a.fields) {
+                    bind_params(f, a, params, subst)?;
+                }
+            }
+            (Type::FuncType(f), Type::FuncType(a)) if f.params.len() == a.params.len() => {
+                for (f, a) in f.params.iter().zip(&a.params) {
+                    bind_params(f, a, params, subst)?;
+                }
+                bind_params(&f.ret, &a.ret, params, subst)?;
+            }
+            (Type::TypeCall(f), Type::TypeCall(a))
+                if f.name == a.name && f.args.len() == a.args.len() =>
+            {
+                for (f, a) in f.args.iter().zip(&a.args) {
+                    bind_params(f, a, params, subst)?;
+                }
+            }
+            (Type::RefType(f), Type::RefType(a)) => bind_params(&f.value, &a.value, params, subst)?,
+            _ => {}
+        }
+        Ok(())
+    })
+}
+
+fn is_generic(t: &Type) -> bool {
+    matches!(t, Type::FuncType(f) if !f.type_params.is_empty())
+}
+
+/// A generic function type made concrete where `expected` says what it must
+/// be: `fn [A](A, List[A]) -> List[A]` against `fn (int32, List[int32]) -> _`
+/// is `fn (int32, List[int32]) -> List[int32]`. Other types are returned as
+/// they are.
+fn instantiate_against(t: &Type, expected: &Type) -> Result<Type, String> {
+    let Type::FuncType(f) = t else {
+        return Ok(t.clone());
+    };
+    if f.type_params.is_empty() {
+        return Ok(t.clone());
+    }
+    let plain: Type = FuncType {
+        type_params: Vec::new(),
+        params: f.params.clone(),
+        ret: f.ret.clone(),
+    }
+    .into();
+    let mut subst = FxHashMap::default();
+    bind_params(&plain, expected, &f.type_params, &mut subst)?;
+    Ok(substitute(&plain, &f.type_params, &subst))
+}
+
+/// `t` with the type parameters `params` replaced by their bindings, and
+/// by `_` where unbound.
+fn substitute(t: &Type, params: &[String], subst: &FxHashMap<String, Type>) -> Type {
+    guarded(|| match t {
+        Type::TypeVar(v) if params.contains(&v.name) => {
+            subst.get(&v.name).cloned().unwrap_or_else(Type::incomplete)
+        }
+        Type::TensorType(_) | Type::IncompleteType(_) | Type::TypeVar(_) => t.clone(),
+        Type::TupleType(tuple) => Type::tuple(
+            tuple
+                .fields
+                .iter()
+                .map(|f| substitute(f, params, subst))
+                .collect(),
+        ),
+        Type::FuncType(f) => FuncType {
+            type_params: f.type_params.clone(),
+            params: f
+                .params
+                .iter()
+                .map(|p| substitute(p, params, subst))
+                .collect(),
+            ret: substitute(&f.ret, params, subst),
+        }
+        .into(),
+        Type::TypeCall(c) => Type::call(
+            &c.name,
+            c.args
+                .iter()
+                .map(|a| substitute(a, params, subst))
+                .collect(),
+        ),
+        Type::RefType(r) => Type::reference(substitute(&r.value, params, subst)),
+    })
+}
+
+/// At most this many steps decide whether a `match` is exhaustive: the
+/// check is exponential on contrived patterns, and must not hang.
+const EXHAUSTIVENESS_BUDGET: usize = 1_000_000;
+
+/// Whether the rows of patterns (one row per clause, all of one length)
+/// cover every value (Maranget's usefulness of a wildcard row), or `None`
+/// past the budget.
+fn exhaustive<'a>(
+    rows: Vec<Vec<&'a Pattern>>,
+    wild: &'a Pattern,
+    budget: &mut usize,
+) -> Option<bool> {
+    guarded(|| {
+        *budget = budget.checked_sub(1 + rows.len())?;
+        let Some(first) = rows.first() else {
+            return Some(false);
+        };
+        if first.is_empty() {
+            return Some(true);
+        }
+        let head_constructor = rows.iter().find_map(|r| match r[0] {
+            Pattern::PatternConstructor(c) => Some(c.constructor.adt.clone()),
+            _ => None,
+        });
+        let head_tuple = rows.iter().find_map(|r| match r[0] {
+            Pattern::PatternTuple(t) => Some(t.patterns.len()),
+            _ => None,
+        });
+        // The rows for values whose head is constructor `tag` of `arity` fields.
+        let specialize = |tag: Option<usize>, arity: usize| -> Vec<Vec<&'a Pattern>> {
+            rows.iter()
+                .filter_map(|r| {
+                    let mut out: Vec<&Pattern> = match (r[0], tag) {
+                        (Pattern::PatternConstructor(c), Some(t)) if c.constructor.tag == t => {
+                            c.patterns.iter().collect()
+                        }
+                        (Pattern::PatternTuple(p), None) if p.patterns.len() == arity => {
+                            p.patterns.iter().collect()
+                        }
+                        (Pattern::PatternWildcard(_) | Pattern::PatternVar(_), _) => {
+                            vec![wild; arity]
+                        }
+                        _ => return None,
+                    };
+                    out.extend_from_slice(&r[1..]);
+                    Some(out)
+                })
+                .collect()
+        };
+        if let Some(adt) = head_constructor {
+            for (tag, c) in adt.constructors.iter().enumerate() {
+                if !exhaustive(specialize(Some(tag), c.inputs.len()), wild, budget)? {
+                    return Some(false);
+                }
+            }
+            return Some(true);
+        }
+        if let Some(arity) = head_tuple {
+            return exhaustive(specialize(None, arity), wild, budget);
+        }
+        exhaustive(rows.iter().map(|r| r[1..].to_vec()).collect(), wild, budget)
+    })
 }
 
 impl Infer<'_> {
@@ -237,7 +447,118 @@ impl Infer<'_> {
             Some(r) if self.complete.check(r) => r.clone(),
             _ => body,
         };
-        Ok(FuncType { params, ret }.into())
+        Ok(FuncType {
+            type_params: f.type_params.clone(),
+            params,
+            ret,
+        }
+        .into())
+    }
+
+    /// Types the variables of pattern `p` matched against a value of type `t`.
+    fn bind_pattern(&mut self, p: &Pattern, t: &Type, span: Span) -> Result<(), TypeError> {
+        guarded(|| {
+            let fields: Vec<Type> = match (p, t) {
+                (Pattern::PatternWildcard(_), _) => return Ok(()),
+                (Pattern::PatternVar(v), _) => return self.declare(&v.var, Some(t.clone()), span),
+                (Pattern::PatternConstructor(c), Type::TypeCall(call))
+                    if call.name == c.constructor.adt.name =>
+                {
+                    let def = &c.constructor.adt;
+                    let subst: FxHashMap<String, Type> = def
+                        .params
+                        .iter()
+                        .cloned()
+                        .zip(call.args.iter().cloned())
+                        .collect();
+                    def.constructors[c.constructor.tag]
+                        .inputs
+                        .iter()
+                        .map(|i| substitute(i, &def.params, &subst))
+                        .collect()
+                }
+                (Pattern::PatternTuple(tp), Type::TupleType(tt))
+                    if tp.patterns.len() == tt.fields.len() =>
+                {
+                    tt.fields.clone()
+                }
+                (Pattern::PatternConstructor(c), Type::IncompleteType(_)) => {
+                    vec![Type::incomplete(); c.patterns.len()]
+                }
+                (Pattern::PatternTuple(tp), Type::IncompleteType(_)) => {
+                    vec![Type::incomplete(); tp.patterns.len()]
+                }
+                _ => {
+                    let mut text = String::new();
+                    let what = match p {
+                        Pattern::PatternConstructor(c) => {
+                            text.push_str(&c.constructor.name);
+                            &text
+                        }
+                        _ => "a tuple pattern",
+                    };
+                    return err(
+                        span,
+                        format!("{what} cannot match a value of type {}", print_type(t)),
+                    );
+                }
+            };
+            let subs = match p {
+                Pattern::PatternConstructor(c) => &c.patterns,
+                Pattern::PatternTuple(t) => &t.patterns,
+                _ => return Ok(()),
+            };
+            for (sub, field) in subs.iter().zip(&fields) {
+                self.bind_pattern(sub, field, span)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// The result type of calling a function of type `f` on `args`: a
+    /// generic function's parameters are bound from the arguments first.
+    fn apply(&mut self, f: &FuncType, args: &[Type], span: Span) -> Result<Type, TypeError> {
+        if f.params.len() != args.len() {
+            return err(
+                span,
+                format!(
+                    "the function takes {} arguments, given {}",
+                    f.params.len(),
+                    args.len()
+                ),
+            );
+        }
+        let generic = !f.type_params.is_empty();
+        let mut subst = FxHashMap::default();
+        if generic {
+            // A generic argument (a constructor, a generic global) is
+            // instantiated below, against what the others made of its parameter.
+            for (p, a) in f.params.iter().zip(args).filter(|(_, a)| !is_generic(a)) {
+                bind_params(p, a, &f.type_params, &mut subst).or_else(|m| err(span, m))?;
+            }
+        }
+        let instance = |t: &Type| {
+            if generic {
+                substitute(t, &f.type_params, &subst)
+            } else {
+                t.clone()
+            }
+        };
+        for (i, (p, a)) in f.params.iter().zip(args).enumerate() {
+            let p = instance(p);
+            let a = &instantiate_against(a, &p).or_else(|m| err(span, m))?;
+            if self.complete.check(&p) && self.complete.check(a) && !same_type(&p, a) {
+                return err(
+                    span,
+                    format!(
+                        "argument {i} has type {}, expected {}",
+                        print_type(a),
+                        print_type(&p)
+                    ),
+                );
+            }
+        }
+        Ok(instance(&f.ret))
     }
 
     fn expr(&mut self, e: &Expr) -> Result<Type, TypeError> {
@@ -344,34 +665,7 @@ impl Infer<'_> {
                         }
                     }
                     callee => match self.expr(callee)? {
-                        Type::FuncType(f) => {
-                            if f.params.len() != args.len() {
-                                return err(
-                                    span,
-                                    format!(
-                                        "the function takes {} arguments, given {}",
-                                        f.params.len(),
-                                        args.len()
-                                    ),
-                                );
-                            }
-                            for (i, (p, a)) in f.params.iter().zip(&args).enumerate() {
-                                if self.complete.check(p)
-                                    && self.complete.check(a)
-                                    && !same_type(p, a)
-                                {
-                                    return err(
-                                        span,
-                                        format!(
-                                            "argument {i} has type {}, expected {}",
-                                            print_type(a),
-                                            print_type(p)
-                                        ),
-                                    );
-                                }
-                            }
-                            f.ret.clone()
-                        }
+                        Type::FuncType(f) => self.apply(&f, &args, span)?,
                         Type::IncompleteType(_) => Type::incomplete(),
                         other => {
                             return err(
@@ -430,6 +724,92 @@ impl Infer<'_> {
                     );
                 }
                 if self.complete.check(&a) { a } else { b }
+            }
+            Expr::Constructor(c) => constructor_type(c),
+            Expr::RefCreate(r) => Type::reference(self.expr(&r.value)?),
+            Expr::RefRead(r) => match self.expr(&r.reference)? {
+                Type::RefType(t) => t.value.clone(),
+                Type::IncompleteType(_) => Type::incomplete(),
+                other => {
+                    return err(
+                        span,
+                        format!("ref_read of a non-reference of type {}", print_type(&other)),
+                    );
+                }
+            },
+            Expr::RefWrite(w) => {
+                let value = self.expr(&w.value)?;
+                match self.expr(&w.reference)? {
+                    Type::RefType(t)
+                        if self.complete.check(&t.value)
+                            && self.complete.check(&value)
+                            && !same_type(&t.value, &value) =>
+                    {
+                        return err(
+                            span,
+                            format!(
+                                "ref_write of a value of type {} into a ref({})",
+                                print_type(&value),
+                                print_type(&t.value)
+                            ),
+                        );
+                    }
+                    Type::RefType(_) | Type::IncompleteType(_) => {}
+                    other => {
+                        return err(
+                            span,
+                            format!(
+                                "ref_write to a non-reference of type {}",
+                                print_type(&other)
+                            ),
+                        );
+                    }
+                }
+                Type::tuple(Vec::new())
+            }
+            Expr::Match(m) => {
+                let data = self.expr(&m.data)?;
+                let mut result: Option<Type> = None;
+                for c in &m.clauses {
+                    self.bind_pattern(&c.lhs, &data, span)?;
+                    let t = self.expr(&c.rhs)?;
+                    match &result {
+                        Some(r)
+                            if self.complete.check(r)
+                                && self.complete.check(&t)
+                                && !same_type(r, &t) =>
+                        {
+                            return err(
+                                span,
+                                format!(
+                                    "the clauses of match differ: {} and {}",
+                                    print_type(r),
+                                    print_type(&t)
+                                ),
+                            );
+                        }
+                        Some(r) if self.complete.check(r) => {}
+                        _ => result = Some(t),
+                    }
+                }
+                if m.complete {
+                    let wild = Pattern::wildcard();
+                    let rows = m.clauses.iter().map(|c| vec![&c.lhs]).collect();
+                    match exhaustive(rows, &wild, &mut EXHAUSTIVENESS_BUDGET.clone()) {
+                        Some(true) => {}
+                        Some(false) => {
+                            return err(
+                                span,
+                                "match is not exhaustive: some values match no clause \
+                                 (`match?` allows that)",
+                            );
+                        }
+                        None => {
+                            return err(span, "match is too complex to check for exhaustiveness");
+                        }
+                    }
+                }
+                result.unwrap_or_else(Type::incomplete)
             }
         })
     }

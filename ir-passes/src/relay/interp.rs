@@ -1,15 +1,16 @@
 //! A reference interpreter: evaluates `@main` (or any expression) on given
 //! inputs. It is the oracle the pass tests compare against.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ir_core::stack::guarded;
 use ir_core::{Family, Id, IdMap, Node};
 
-use super::expr::{Expr, Function, Var};
+use super::expr::{Constructor, Expr, Function, Var};
 use super::free_vars::free_vars_of_functions;
 use super::module::RelayModule;
 use super::ops::{OpValue, op};
+use super::pattern::Pattern;
 use super::tensor::Tensor;
 
 /// The largest tensor, in elements, an operator may make when interpreted:
@@ -29,6 +30,39 @@ pub enum Value {
     Closure(Closure),
     /// An operator, callable.
     Op(String),
+    /// A constructor, callable: it makes an [`Value::Adt`].
+    Constructor(Node<Constructor>),
+    /// A value of an algebraic data type: its constructor and fields.
+    Adt(Arc<AdtValue>),
+    /// A reference cell (`ref(v)`): shared by every copy of the value.
+    Ref(Arc<Mutex<Value>>),
+}
+
+/// The constructor and fields of a [`Value::Adt`].
+#[derive(Debug, Clone)]
+pub struct AdtValue {
+    /// The constructor that made it.
+    pub constructor: Node<Constructor>,
+    /// Its fields.
+    pub fields: Vec<Value>,
+}
+
+impl AdtValue {
+    /// The constructor's name.
+    pub fn name(&self) -> &str {
+        &self.constructor.name
+    }
+}
+
+impl PartialEq for AdtValue {
+    fn eq(&self, other: &Self) -> bool {
+        same_constructor(&self.constructor, &other.constructor) && self.fields == other.fields
+    }
+}
+
+/// Constructors by definition and tag (each use is a node of its own).
+fn same_constructor(a: &Constructor, b: &Constructor) -> bool {
+    a.tag == b.tag && a.adt.name == b.adt.name
 }
 
 /// A function value.
@@ -55,6 +89,9 @@ impl PartialEq for Value {
             (Value::Tuple(a), Value::Tuple(b)) => a == b,
             (Value::Closure(a), Value::Closure(b)) => a.func.same_as(&b.func),
             (Value::Op(a), Value::Op(b)) => a == b,
+            (Value::Constructor(a), Value::Constructor(b)) => same_constructor(a, b),
+            (Value::Adt(a), Value::Adt(b)) => a == b,
+            (Value::Ref(a), Value::Ref(b)) => Arc::ptr_eq(a, b),
             _ => false,
         })
     }
@@ -67,6 +104,9 @@ impl Clone for Value {
             Value::Tuple(items) => Value::Tuple(Arc::clone(items)),
             Value::Closure(c) => Value::Closure(c.clone()),
             Value::Op(name) => Value::Op(name.clone()),
+            Value::Constructor(c) => Value::Constructor(c.clone()),
+            Value::Adt(a) => Value::Adt(Arc::clone(a)),
+            Value::Ref(r) => Value::Ref(Arc::clone(r)),
         })
     }
 }
@@ -78,6 +118,12 @@ impl std::fmt::Debug for Value {
             Value::Tuple(items) => f.debug_tuple("Tuple").field(items).finish(),
             Value::Closure(c) => f.debug_tuple("Closure").field(c).finish(),
             Value::Op(name) => f.debug_tuple("Op").field(name).finish(),
+            Value::Constructor(c) => f.debug_tuple("Constructor").field(&c.name).finish(),
+            Value::Adt(a) => f.debug_tuple(a.name()).field(&a.fields).finish(),
+            Value::Ref(r) => match r.try_lock() {
+                Ok(v) => f.debug_tuple("Ref").field(&*v).finish(),
+                Err(_) => f.write_str("Ref(..)"),
+            },
         })
     }
 }
@@ -86,31 +132,40 @@ impl Drop for Value {
     /// Takes the values this one holds out before it goes, and drops them
     /// from a list, so that no drop recurses into the next.
     fn drop(&mut self) {
-        let mut pending = match self {
-            Value::Tuple(items) => match Arc::get_mut(items) {
-                Some(items) if !items.is_empty() => std::mem::take(items),
-                _ => return,
-            },
-            Value::Closure(c) if !c.captured.is_empty() => {
-                c.captured.drain(..).map(|(_, v)| v).collect()
-            }
-            _ => return,
-        };
+        let mut pending = Vec::new();
+        self.give_up_parts(&mut pending);
         while let Some(mut value) = pending.pop() {
-            match &mut value {
-                Value::Tuple(items) => {
-                    if let Some(items) = Arc::get_mut(items) {
-                        pending.append(items);
-                    }
-                }
-                Value::Closure(c) => pending.extend(c.captured.drain(..).map(|(_, v)| v)),
-                _ => {}
-            }
+            value.give_up_parts(&mut pending);
         }
     }
 }
 
 impl Value {
+    /// Moves the values this one alone holds into `out`.
+    fn give_up_parts(&mut self, out: &mut Vec<Value>) {
+        match self {
+            Value::Tuple(items) => {
+                if let Some(items) = Arc::get_mut(items) {
+                    out.append(items);
+                }
+            }
+            Value::Adt(adt) => {
+                if let Some(adt) = Arc::get_mut(adt) {
+                    out.append(&mut adt.fields);
+                }
+            }
+            Value::Ref(cell) => {
+                if let Some(cell) = Arc::get_mut(cell)
+                    && let Ok(v) = cell.get_mut()
+                {
+                    out.push(std::mem::replace(v, Value::tuple(Vec::new())));
+                }
+            }
+            Value::Closure(c) => out.extend(c.captured.drain(..).map(|(_, v)| v)),
+            _ => {}
+        }
+    }
+
     fn to_op_value(&self) -> Result<OpValue, String> {
         guarded(|| match self {
             Value::Tensor(t) => Ok(OpValue::Tensor(t.clone())),
@@ -155,6 +210,31 @@ pub fn eval_expr(e: &Expr, bindings: &[(Node<Var>, Value)]) -> Result<Value, Str
         interp.env.insert(v.id(), value.clone());
     }
     interp.eval(e)
+}
+
+/// Whether `value` fits `pattern`; the values its variables bind go to `out`.
+fn matches_pattern(pattern: &Pattern, value: &Value, out: &mut Vec<(Node<Var>, Value)>) -> bool {
+    // A worklist: patterns and values nest as deep as the input.
+    let mut work = vec![(pattern, value)];
+    while let Some((p, v)) = work.pop() {
+        match (p, v) {
+            (Pattern::PatternWildcard(_), _) => {}
+            (Pattern::PatternVar(pv), _) => out.push((pv.var.clone(), v.clone())),
+            (Pattern::PatternConstructor(pc), Value::Adt(adt))
+                if same_constructor(&pc.constructor, &adt.constructor)
+                    && pc.patterns.len() == adt.fields.len() =>
+            {
+                work.extend(pc.patterns.iter().zip(&adt.fields));
+            }
+            (Pattern::PatternTuple(pt), Value::Tuple(items))
+                if pt.patterns.len() == items.len() =>
+            {
+                work.extend(pt.patterns.iter().zip(items.iter()));
+            }
+            _ => return false,
+        }
+    }
+    true
 }
 
 /// A variable bound anew and the value the binding hid.
@@ -258,6 +338,20 @@ impl<'m> Interpreter<'m> {
                             .map_err(|m| format!("{name}: {m}"))
                     }
                     Value::Closure(closure) => self.call_function(closure, args),
+                    Value::Constructor(c) => {
+                        let arity = c.adt.constructors[c.tag].inputs.len();
+                        if args.len() != arity {
+                            return Err(format!(
+                                "`{}` takes {arity} fields, given {}",
+                                c.name,
+                                args.len()
+                            ));
+                        }
+                        Ok(Value::Adt(Arc::new(AdtValue {
+                            constructor: c.clone(),
+                            fields: args,
+                        })))
+                    }
                     _ => Err("calling a value that is not a function".into()),
                 }
             }
@@ -288,6 +382,46 @@ impl<'m> Interpreter<'m> {
                 }
                 _ => Err("the condition of if must be a scalar bool".into()),
             },
+            Expr::Constructor(c) => Ok(Value::Constructor(c.clone())),
+            Expr::RefCreate(r) => Ok(Value::Ref(Arc::new(Mutex::new(self.eval(&r.value)?)))),
+            Expr::RefRead(r) => match &self.eval(&r.reference)? {
+                Value::Ref(cell) => cell
+                    .lock()
+                    .map(|v| v.clone())
+                    .map_err(|_| "a reference was poisoned".to_string()),
+                _ => Err("ref_read of a value that is not a reference".into()),
+            },
+            Expr::RefWrite(w) => {
+                let reference = self.eval(&w.reference)?;
+                let value = self.eval(&w.value)?;
+                let Value::Ref(cell) = &reference else {
+                    return Err("ref_write to a value that is not a reference".into());
+                };
+                let mut slot = cell
+                    .lock()
+                    .map_err(|_| "a reference was poisoned".to_string())?;
+                // The old value is dropped after the lock is released.
+                let old = std::mem::replace(&mut *slot, value);
+                drop(slot);
+                drop(old);
+                Ok(Value::tuple(Vec::new()))
+            }
+            Expr::Match(m) => {
+                let data = self.eval(&m.data)?;
+                for clause in &m.clauses {
+                    let mut bound = Vec::new();
+                    if matches_pattern(&clause.lhs, &data, &mut bound) {
+                        for (var, value) in bound {
+                            let hidden = self.env.insert(var.id(), value);
+                            if let Some(log) = self.let_log.last_mut() {
+                                log.push((var.id(), hidden));
+                            }
+                        }
+                        return self.eval(&clause.rhs);
+                    }
+                }
+                Err("no clause of the match fits the value".into())
+            }
         }
     }
 

@@ -14,6 +14,7 @@
 //! assert_eq!(print_module(&module), text);
 //! ```
 
+mod adt;
 mod attrs;
 pub mod demo;
 mod dot;
@@ -28,29 +29,35 @@ mod module;
 mod ops;
 mod parser;
 pub mod passes;
+mod pattern;
 mod printer;
 mod tensor;
 mod ty;
 mod well_formed;
 
+pub use adt::{ConstructorDef, TypeData, TypeDefs};
 pub use attrs::{AttrValue, Attrs};
 pub use dot::module_to_dot;
 pub use dtype::{DType, DTypeCode};
 pub use expr::{
-    Call, Constant, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function, GlobalVar, If, Let, Op,
-    Span, Tuple, TupleGetItem, Var,
+    Call, Clause, Constant, Constructor, Expr, ExprMutator, ExprRewriter, ExprVisitor, Function,
+    GlobalVar, If, Let, Match, Op, RefCreate, RefRead, RefWrite, Span, Tuple, TupleGetItem, Var,
 };
 pub use extension::{ExtPrinter, RelayExtension};
 pub use free_vars::{free_vars, function_free_vars};
 pub use infer::{CompleteTypes, TypeError, TypeMap, check_module, infer_function, is_complete};
-pub use interp::{Closure, MAX_ELEMENTS, Value, eval_expr, run_main};
+pub use interp::{AdtValue, Closure, MAX_ELEMENTS, Value, eval_expr, run_main};
 pub use module::RelayModule;
 pub use ops::{MAX_WORK, OpDef, OpValue, elements, op, op_names, value_type};
 pub use parser::{ParseError, parse_expr, parse_module};
+pub use pattern::{
+    Pattern, PatternConstructor, PatternMutator, PatternRewriter, PatternTuple, PatternVar,
+    PatternVisitor, PatternWildcard, mutate_match, visit_match,
+};
 pub use printer::{MAX_INDENT, print_expr, print_module, print_type};
 pub use tensor::Tensor;
 pub use ty::{
-    Dim, FuncType, IncompleteType, TensorType, TupleType, Type, TypeMutator, TypeRewriter,
-    TypeVisitor,
+    Dim, FuncType, IncompleteType, RefType, TensorType, TupleType, Type, TypeCall, TypeMutator,
+    TypeRewriter, TypeVar, TypeVisitor,
 };
 pub use well_formed::{verify, well_formed};

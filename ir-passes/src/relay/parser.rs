@@ -8,13 +8,16 @@ use std::fmt;
 use ir_core::Node;
 use ir_core::stack::guarded;
 
+use super::adt::{ConstructorDef, TypeData, TypeDefs};
 use super::attrs::{AttrValue, Attrs};
 use super::dtype::DType;
 use super::expr::{
-    Call, Constant, Expr, Function, GlobalVar, If, Let, Op, Span, Tuple, TupleGetItem, Var,
+    Call, Clause, Constant, Expr, Function, GlobalVar, If, Let, Match, Op, RefCreate, RefRead,
+    RefWrite, Span, Tuple, TupleGetItem, Var,
 };
 use super::lexer::{LexError, Tok, Token, lex};
 use super::module::RelayModule;
+use super::pattern::{Pattern, PatternConstructor, PatternTuple};
 use super::tensor::Tensor;
 use super::ty::{Dim, FuncType, Type};
 
@@ -103,6 +106,13 @@ struct Parser<'a> {
     graph: HashMap<u64, Expr>,
     meta: Vec<Tensor>,
     meta_nodes: HashMap<usize, Expr>,
+    /// The module's type definitions so far.
+    type_defs: TypeDefs,
+    /// Type parameters in scope (of enclosing functions and function
+    /// types, or of the type being defined), innermost last.
+    type_params: Vec<String>,
+    /// The type being defined and its parameter count: it may refer to itself.
+    defining: Option<(String, usize)>,
 }
 
 const KEYWORDS: [&str; 14] = [
@@ -151,6 +161,9 @@ impl<'a> Parser<'a> {
             graph: HashMap::default(),
             meta: Vec::new(),
             meta_nodes: HashMap::default(),
+            type_defs: TypeDefs::new(),
+            type_params: Vec::new(),
+            defining: None,
         };
         p.load_metadata()?;
         Ok(p)
@@ -298,7 +311,14 @@ impl<'a> Parser<'a> {
             _ => return Err(self.expected("the version header `#[version = \"0.0.5\"]`")),
         }
         let mut module = RelayModule::new();
-        while self.eat_keyword("def") {
+        loop {
+            if self.is_keyword("type") {
+                self.type_def()?;
+                continue;
+            }
+            if !self.eat_keyword("def") {
+                break;
+            }
             let Tok::Global(name) = self.peek().clone() else {
                 return Err(self.expected("a global name such as `@main`"));
             };
@@ -316,7 +336,86 @@ impl<'a> Parser<'a> {
             }
         }
         self.finish()?;
+        if !self.type_defs.is_empty() {
+            module.set_data(std::mem::take(&mut self.type_defs));
+        }
         Ok(module)
+    }
+
+    /// `type List[A] { Cons(A, List[A]), Nil }`: the type may refer to
+    /// itself in its constructors' fields.
+    fn type_def(&mut self) -> PResult<()> {
+        let at = self.token().clone();
+        self.bump();
+        let Tok::Ident(name) = self.peek().clone() else {
+            return Err(self.expected("a type name such as `List`"));
+        };
+        if KEYWORDS.contains(&name.as_str()) {
+            return Err(self.expected("a type name such as `List`"));
+        }
+        self.bump();
+        let params = self.type_param_list()?;
+        let outer = self.type_params.len();
+        self.type_params.extend(params.iter().cloned());
+        self.defining = Some((name.clone(), params.len()));
+        let constructors = self.constructor_defs();
+        self.defining = None;
+        self.type_params.truncate(outer);
+        let constructors = constructors?;
+        self.type_defs
+            .insert(TypeData {
+                name,
+                params,
+                constructors,
+            })
+            .map_err(|m| make_error(self.src, at.start, self.token().end, m))?;
+        Ok(())
+    }
+
+    fn constructor_defs(&mut self) -> PResult<Vec<ConstructorDef>> {
+        self.expect("{")?;
+        let mut constructors = Vec::new();
+        while !self.eat("}") {
+            let Tok::Ident(name) = self.peek().clone() else {
+                return Err(self.expected("a constructor such as `Nil` or `Cons(A, List[A])`"));
+            };
+            self.bump();
+            let mut inputs = Vec::new();
+            if self.eat("(") {
+                while !self.eat(")") {
+                    inputs.push(self.ty()?);
+                    if !self.eat(",") {
+                        self.expect(")")?;
+                        break;
+                    }
+                }
+            }
+            constructors.push(ConstructorDef { name, inputs });
+            if !self.eat(",") {
+                self.expect("}")?;
+                break;
+            }
+        }
+        Ok(constructors)
+    }
+
+    /// `[A, B]`, or nothing.
+    fn type_param_list(&mut self) -> PResult<Vec<String>> {
+        let mut params = Vec::new();
+        if self.eat("[") {
+            while !self.eat("]") {
+                let Tok::Ident(name) = self.peek().clone() else {
+                    return Err(self.expected("a type parameter name"));
+                };
+                self.bump();
+                params.push(name);
+                if !self.eat(",") {
+                    self.expect("]")?;
+                    break;
+                }
+            }
+        }
+        Ok(params)
     }
 
     fn parse_expr_text(&mut self) -> PResult<Expr> {
@@ -723,6 +822,49 @@ impl<'a> Parser<'a> {
                 }
                 .into())
             }
+            Tok::Ident(s) if s == "ref" || s == "ref_read" || s == "ref_write" => {
+                self.bump();
+                self.expect("(")?;
+                let first = self.seq()?;
+                let e = match s.as_str() {
+                    "ref" => RefCreate { value: first, span }.into(),
+                    "ref_read" => RefRead {
+                        reference: first,
+                        span,
+                    }
+                    .into(),
+                    _ => {
+                        self.expect(",")?;
+                        let value = self.seq()?;
+                        RefWrite {
+                            reference: first,
+                            value,
+                            span,
+                        }
+                        .into()
+                    }
+                };
+                self.expect(")")?;
+                Ok(e)
+            }
+            Tok::Ident(s) if s == "match" => {
+                self.bump();
+                self.match_rest(span)
+            }
+            Tok::Ident(s) if self.type_defs.constructor(&s, span).is_some() => {
+                self.bump();
+                let Some(c) = self.type_defs.constructor(&s, span) else {
+                    return Err(self.expected("a constructor"));
+                };
+                // A constructor without fields stands for its value, `Nil`
+                // for `Nil()`, as TVM reads and prints it.
+                if c.adt.constructors[c.tag].inputs.is_empty()
+                    && !matches!(self.peek(), Tok::Punct("("))
+                {
+                    return Ok(Expr::call(c.into(), Vec::new()));
+                }
+                Ok(c.into())
+            }
             Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()) && s != "_" => {
                 self.bump();
                 let mut name = s;
@@ -765,6 +907,101 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// After `match`: `?` (incomplete), `(data) { pattern => body, ... }`.
+    /// A clause's body is braced, or one expression.
+    fn match_rest(&mut self, span: Span) -> PResult<Expr> {
+        let complete = !self.eat("?");
+        if !matches!(self.peek(), Tok::Punct("(")) {
+            return Err(self.expected("`(` and the value matched"));
+        }
+        // `(data)`: a parenthesised expression, or a tuple `(%a, %b)`.
+        let data = self.atom()?;
+        self.expect("{")?;
+        let mut clauses = Vec::new();
+        while !self.eat("}") {
+            let clause = self.with_scope(|p| {
+                let lhs = p.pattern()?;
+                p.expect("=>")?;
+                let rhs = if matches!(p.peek(), Tok::Punct("{")) {
+                    p.braced()?
+                } else {
+                    p.binop_expr()?
+                };
+                Ok(Clause { lhs, rhs })
+            })?;
+            clauses.push(clause);
+            if !self.eat(",") {
+                self.expect("}")?;
+                break;
+            }
+        }
+        Ok(Match {
+            data,
+            clauses,
+            complete,
+            span,
+        }
+        .into())
+    }
+
+    /// `_`, `%x` (`%x: T`), `Cons(p, ...)`, `Nil` or `(p, ...)`; variables
+    /// are bound in the current scope.
+    fn pattern(&mut self) -> PResult<Pattern> {
+        guarded(|| match self.peek().clone() {
+            Tok::Ident(s) if s == "_" => {
+                self.bump();
+                Ok(Pattern::wildcard())
+            }
+            Tok::Local(_) => {
+                let var = self.var_def()?;
+                self.bind(&var);
+                Ok(Pattern::var(var))
+            }
+            Tok::Punct("(") => {
+                self.bump();
+                let patterns = self.patterns_until_close()?;
+                Ok(PatternTuple { patterns }.into())
+            }
+            Tok::Ident(s) => {
+                let span = self.span();
+                let Some(constructor) = self.type_defs.constructor(&s, span) else {
+                    return Err(self.error_here(format!("unknown constructor `{s}`")));
+                };
+                self.bump();
+                let patterns = if self.eat("(") {
+                    self.patterns_until_close()?
+                } else {
+                    Vec::new()
+                };
+                let arity = constructor.adt.constructors[constructor.tag].inputs.len();
+                if patterns.len() != arity {
+                    return Err(self.error_here(format!(
+                        "`{s}` has {arity} fields, the pattern gives {}",
+                        patterns.len()
+                    )));
+                }
+                Ok(PatternConstructor {
+                    constructor,
+                    patterns,
+                }
+                .into())
+            }
+            _ => Err(self.expected("a pattern (`_`, `%x`, a constructor or a tuple)")),
+        })
+    }
+
+    fn patterns_until_close(&mut self) -> PResult<Vec<Pattern>> {
+        let mut patterns = Vec::new();
+        while !self.eat(")") {
+            patterns.push(self.pattern()?);
+            if !self.eat(",") {
+                self.expect(")")?;
+                break;
+            }
+        }
+        Ok(patterns)
+    }
+
     fn braced(&mut self) -> PResult<Expr> {
         self.expect("{")?;
         let e = self.seq()?;
@@ -774,17 +1011,19 @@ impl<'a> Parser<'a> {
 
     /// `[T, ...]? (params, attrs) -> R { body }` after `fn` or `def @name`.
     fn function_rest(&mut self, span: Span) -> PResult<Node<Function>> {
-        if self.eat("[") {
-            while !self.eat("]") {
-                if !matches!(self.bump(), Tok::Ident(_)) {
-                    return Err(self.expected("a type parameter name"));
-                }
-                if !self.eat(",") {
-                    self.expect("]")?;
-                    break;
-                }
-            }
-        }
+        let type_params = self.type_param_list()?;
+        let outer = self.type_params.len();
+        self.type_params.extend(type_params.iter().cloned());
+        let f = self.function_after_type_params(span, type_params);
+        self.type_params.truncate(outer);
+        f
+    }
+
+    fn function_after_type_params(
+        &mut self,
+        span: Span,
+        type_params: Vec<String>,
+    ) -> PResult<Node<Function>> {
         self.expect("(")?;
         self.with_scope(|p| {
             let mut params = Vec::new();
@@ -813,6 +1052,7 @@ impl<'a> Parser<'a> {
             let ret_type = if p.eat("->") { Some(p.ty()?) } else { None };
             let body = p.braced()?;
             Ok(Node::new(Function {
+                type_params,
                 params,
                 ret_type,
                 body,
@@ -862,18 +1102,51 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident(s) if s == "fn" => {
                 self.bump();
+                let type_params = self.type_param_list()?;
+                let outer = self.type_params.len();
+                self.type_params.extend(type_params.iter().cloned());
+                let rest = self.func_type_rest();
+                self.type_params.truncate(outer);
+                let (params, ret) = rest?;
+                Ok(FuncType {
+                    type_params,
+                    params,
+                    ret,
+                }
+                .into())
+            }
+            Tok::Ident(s) if s == "ref" => {
+                self.bump();
                 self.expect("(")?;
-                let mut params = Vec::new();
-                while !self.eat(")") {
-                    params.push(self.ty()?);
-                    if !self.eat(",") {
-                        self.expect(")")?;
-                        break;
+                let value = self.ty()?;
+                self.expect(")")?;
+                Ok(Type::reference(value))
+            }
+            Tok::Ident(s) if self.type_params.iter().rev().any(|p| *p == s) => {
+                self.bump();
+                Ok(Type::var(&s))
+            }
+            Tok::Ident(s) if self.adt_arity(&s).is_some() => {
+                let arity = self.adt_arity(&s).unwrap_or(0);
+                self.bump();
+                let mut args = Vec::new();
+                if self.eat("[") {
+                    while !self.eat("]") {
+                        args.push(self.ty()?);
+                        if !self.eat(",") {
+                            self.expect("]")?;
+                            break;
+                        }
                     }
                 }
-                self.expect("->")?;
-                let ret = self.ty()?;
-                Ok(FuncType { params, ret }.into())
+                if args.len() != arity {
+                    self.pos -= 1;
+                    return Err(self.error_here(format!(
+                        "`{s}` takes {arity} type arguments, given {}",
+                        args.len()
+                    )));
+                }
+                Ok(Type::call(&s, args))
             }
             Tok::Ident(_) => Ok(Type::scalar(self.dtype()?)),
             Tok::Punct("(") => {
@@ -890,6 +1163,29 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.expected("a type")),
         })
+    }
+
+    /// `(T, ...) -> R` of a function type.
+    fn func_type_rest(&mut self) -> PResult<(Vec<Type>, Type)> {
+        self.expect("(")?;
+        let mut params = Vec::new();
+        while !self.eat(")") {
+            params.push(self.ty()?);
+            if !self.eat(",") {
+                self.expect(")")?;
+                break;
+            }
+        }
+        self.expect("->")?;
+        Ok((params, self.ty()?))
+    }
+
+    /// The number of type parameters of the type definition `name`, if it is one.
+    fn adt_arity(&self, name: &str) -> Option<usize> {
+        match &self.defining {
+            Some((defining, n)) if defining == name => Some(*n),
+            _ => self.type_defs.get(name).map(|d| d.params.len()),
+        }
     }
 
     fn dtype(&mut self) -> PResult<DType> {

@@ -10,6 +10,7 @@
 //! million nested ifs print in linear space. Shared nodes are placed with
 //! jump pointers over the block tree ([`Placement`]).
 
+use crate::relay::pattern::PatternVisitor;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 use std::ops::ControlFlow;
@@ -20,8 +21,10 @@ use super::free_vars::free_vars;
 use ir_core::stack::guarded;
 use ir_core::{Family, Id, IdMap, Node};
 
+use super::adt::{TypeData, TypeDefs};
 use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
 use super::module::RelayModule;
+use super::pattern::Pattern;
 use super::tensor::Tensor;
 use super::ty::{Type, TypeVisitor};
 
@@ -33,6 +36,9 @@ pub const MAX_INDENT: usize = 32;
 pub fn print_module(module: &RelayModule) -> String {
     let mut p = Printer::default();
     let mut out = String::from("#[version = \"0.0.5\"]\n");
+    for def in TypeDefs::of(module).into_iter().flat_map(TypeDefs::iter) {
+        write_type_def(&mut out, def);
+    }
     for (name, function) in module.functions() {
         p.reset_function();
         p.count_uses(&function.body);
@@ -81,6 +87,43 @@ pub fn print_type(t: &Type) -> String {
     out
 }
 
+/// `type List[A] {` one constructor per line `}`.
+fn write_type_def(out: &mut String, def: &TypeData) {
+    out.push_str("type ");
+    out.push_str(&def.name);
+    write_names(out, &def.params);
+    out.push_str(" {\n");
+    for c in &def.constructors {
+        out.push_str("  ");
+        out.push_str(&c.name);
+        if !c.inputs.is_empty() {
+            write_types(out, "(", &c.inputs, ")");
+        }
+        out.push_str(",\n");
+    }
+    out.push_str("}\n");
+}
+
+/// `[A, B]`, or nothing for no names.
+fn write_names(out: &mut String, names: &[String]) {
+    if !names.is_empty() {
+        out.push('[');
+        out.push_str(&names.join(", "));
+        out.push(']');
+    }
+}
+
+fn write_types(out: &mut String, open: &str, types: &[Type], close: &str) {
+    out.push_str(open);
+    for (i, t) in types.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_type(out, t);
+    }
+    out.push_str(close);
+}
+
 fn write_type(out: &mut String, t: &Type) {
     guarded(|| match t {
         Type::TensorType(t) => {
@@ -105,23 +148,33 @@ fn write_type(out: &mut String, t: &Type) {
             out.push(')');
         }
         Type::FuncType(t) => {
-            out.push_str("fn (");
-            for (i, p) in t.params.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_type(out, p);
-            }
-            out.push_str(") -> ");
+            out.push_str("fn ");
+            write_names(out, &t.type_params);
+            write_types(out, "(", &t.params, ") -> ");
             write_type(out, &t.ret);
         }
         Type::IncompleteType(_) => out.push('_'),
+        Type::TypeVar(v) => out.push_str(&v.name),
+        Type::TypeCall(c) => {
+            out.push_str(&c.name);
+            if !c.args.is_empty() {
+                write_types(out, "[", &c.args, "]");
+            }
+        }
+        Type::RefType(r) => {
+            out.push_str("ref(");
+            write_type(out, &r.value);
+            out.push(')');
+        }
     })
 }
 
 /// A block of the printed text: the function body (`ROOT`), an if branch or
-/// a function body (`(node, 0 | 1)`), or a parenthesised let sequence (`(node, 2)`).
-type BlockKey = (Option<Id<Expr>>, u8);
+/// a function body (`(node, 0 | 1)`), a parenthesised let sequence
+/// (`(node, 2)`), a match's clause `i` (`(node, i)`) or its clause list
+/// (`(node, CLAUSES)`).
+type BlockKey = (Option<Id<Expr>>, u32);
+const CLAUSES: u32 = u32::MAX;
 const ROOT: BlockKey = (None, 0);
 
 /// A piece of a block's text.
@@ -350,6 +403,7 @@ impl Printer {
             // the depth of nested function types at every function.
             fn visit_type(&mut self, _: &Type) {}
         }
+        impl PatternVisitor for Count<'_> {}
         impl ExprVisitor for Count<'_> {
             fn visit_expr(&mut self, e: &Expr) {
                 ir_core::visit_preorder(self, e, |pass, e| {
@@ -389,7 +443,7 @@ impl Printer {
                 if shared {
                     self.place.insert(e.id(), keys[here]);
                 }
-                let mut open = |branch: u8| {
+                let mut open = |branch: u32| {
                     keys.push((Some(e.id()), branch));
                     tree.add(here)
                 };
@@ -420,6 +474,19 @@ impl Printer {
                     }
                     Expr::Tuple(t) => children.extend(t.fields.iter().map(|f| (f, here, false))),
                     Expr::TupleGetItem(g) => children.push((&g.tuple, here, false)),
+                    Expr::Match(m) => {
+                        children.push((&m.data, here, false));
+                        for (i, c) in m.clauses.iter().enumerate() {
+                            let k = open(i as u32);
+                            children.push((&c.rhs, k, true));
+                        }
+                    }
+                    Expr::RefCreate(r) => children.push((&r.value, here, false)),
+                    Expr::RefRead(r) => children.push((&r.reference, here, false)),
+                    Expr::RefWrite(r) => {
+                        children.push((&r.reference, here, false));
+                        children.push((&r.value, here, false));
+                    }
                     _ => {}
                 }
                 for (child, block, seq) in children {
@@ -557,6 +624,10 @@ impl Printer {
                 | Expr::Function(_)
                 | Expr::Let(_)
                 | Expr::If(_)
+                | Expr::Match(_)
+                | Expr::RefCreate(_)
+                | Expr::RefRead(_)
+                | Expr::RefWrite(_)
         )
     }
 
@@ -635,9 +706,20 @@ impl Printer {
                 self.write(&index);
             }
             Expr::Call(c) => {
+                if let Expr::Constructor(k) = &c.op
+                    && c.args.is_empty()
+                    && c.attrs.is_empty()
+                {
+                    // `Nil`, as TVM prints a constructor applied to nothing.
+                    return self.write(&k.name);
+                }
                 let callee_atomic = matches!(
                     c.op,
-                    Expr::Op(_) | Expr::Var(_) | Expr::GlobalVar(_) | Expr::Call(_)
+                    Expr::Op(_)
+                        | Expr::Var(_)
+                        | Expr::GlobalVar(_)
+                        | Expr::Call(_)
+                        | Expr::Constructor(_)
                 ) || self.bound.contains_key(&c.op.id())
                     || (Self::is_graph(&c.op) && self.is_shared(&c.op));
                 if callee_atomic {
@@ -693,6 +775,45 @@ impl Printer {
                 }
                 self.write(&text);
             }
+            Expr::Constructor(c) => self.write(&c.name),
+            Expr::RefCreate(r) => {
+                self.write("ref(");
+                self.expr(&r.value);
+                self.write(")");
+            }
+            Expr::RefRead(r) => {
+                self.write("ref_read(");
+                self.expr(&r.reference);
+                self.write(")");
+            }
+            Expr::RefWrite(r) => {
+                self.write("ref_write(");
+                self.expr(&r.reference);
+                self.write(", ");
+                self.expr(&r.value);
+                self.write(")");
+            }
+            Expr::Match(m) => {
+                self.write(if m.complete { "match (" } else { "match? (" });
+                self.expr(&m.data);
+                self.write(") {");
+                self.indent += 1;
+                self.begin_block((Some(e.id()), CLAUSES));
+                for (i, c) in m.clauses.iter().enumerate() {
+                    self.line_start();
+                    self.pattern(&c.lhs);
+                    self.write(" => ");
+                    self.braced_seq(&c.rhs, (Some(e.id()), i as u32));
+                    self.write(",");
+                    self.line_end();
+                }
+                let block = self.end_block();
+                self.indent -= 1;
+                self.write("\n");
+                self.doc.push(Part::Block(block));
+                self.doc.push(Part::Indent(self.indent));
+                self.write("}");
+            }
             Expr::If(i) => {
                 self.write("if (");
                 self.expr(&i.cond);
@@ -704,8 +825,37 @@ impl Printer {
         }
     }
 
-    /// `(%x: T, %y, Attr=1) -> R`
+    /// `_`, `%x: T`, `Cons(p, ...)`, `Nil` or `(p, ...)`.
+    fn pattern(&mut self, p: &Pattern) {
+        guarded(|| match p {
+            Pattern::PatternWildcard(_) => self.write("_"),
+            Pattern::PatternVar(v) => self.var_def(&v.var),
+            Pattern::PatternConstructor(c) => {
+                self.write(&c.constructor.name);
+                if !c.patterns.is_empty() {
+                    self.patterns(&c.patterns);
+                }
+            }
+            Pattern::PatternTuple(t) => self.patterns(&t.patterns),
+        })
+    }
+
+    fn patterns(&mut self, patterns: &[Pattern]) {
+        self.write("(");
+        for (i, p) in patterns.iter().enumerate() {
+            if i > 0 {
+                self.write(", ");
+            }
+            self.pattern(p);
+        }
+        self.write(")");
+    }
+
+    /// `[A](%x: T, %y, Attr=1) -> R`
     fn signature(&mut self, f: &Node<Function>) {
+        let mut names = String::new();
+        write_names(&mut names, &f.type_params);
+        self.write(&names);
         self.write("(");
         let mut first = true;
         for p in &f.params {

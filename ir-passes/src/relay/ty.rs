@@ -1,4 +1,5 @@
-//! Relay types: tensor, tuple, function and incomplete types.
+//! Relay types: tensor, tuple, function, type parameters, algebraic data
+//! types applied to arguments, references and incomplete types.
 
 use std::fmt;
 
@@ -42,13 +43,42 @@ pub struct TupleType {
     pub fields: Vec<Type>,
 }
 
-/// `fn (T1, T2) -> R`.
+/// `fn (T1, T2) -> R`, or generic: `fn [A](A) -> A`.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct FuncType {
+    /// Type parameters, by name (`A`).
+    #[ir(skip)]
+    pub type_params: Vec<String>,
     /// Parameter types.
     pub params: Vec<Type>,
     /// Result type.
     pub ret: Type,
+}
+
+/// `A`: a type parameter of a generic function or of a type definition.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct TypeVar {
+    /// The name.
+    #[ir(skip)]
+    pub name: String,
+}
+
+/// `List[A]`: an algebraic data type applied to arguments (`Nat` when it
+/// takes none).
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct TypeCall {
+    /// The type definition's name.
+    #[ir(skip)]
+    pub name: String,
+    /// The arguments, one per type parameter.
+    pub args: Vec<Type>,
+}
+
+/// `ref(T)`: a mutable reference cell holding a `T`.
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct RefType {
+    /// The held type.
+    pub value: Type,
 }
 
 /// `_`: to be inferred.
@@ -67,6 +97,12 @@ pub enum Type {
     FuncType(Node<FuncType>),
     /// An incomplete type.
     IncompleteType(Node<IncompleteType>),
+    /// A type parameter.
+    TypeVar(Node<TypeVar>),
+    /// An algebraic data type applied to arguments.
+    TypeCall(Node<TypeCall>),
+    /// A reference type.
+    RefType(Node<RefType>),
 }
 
 impl Type {
@@ -88,5 +124,37 @@ impl Type {
     /// `_`.
     pub fn incomplete() -> Type {
         IncompleteType {}.into()
+    }
+
+    /// A type parameter.
+    pub fn var(name: &str) -> Type {
+        TypeVar {
+            name: name.to_owned(),
+        }
+        .into()
+    }
+
+    /// `name[args]`.
+    pub fn call(name: &str, args: Vec<Type>) -> Type {
+        TypeCall {
+            name: name.to_owned(),
+            args,
+        }
+        .into()
+    }
+
+    /// `ref(value)`.
+    pub fn reference(value: Type) -> Type {
+        RefType { value }.into()
+    }
+
+    /// `fn (params) -> ret`.
+    pub fn func(params: Vec<Type>, ret: Type) -> Type {
+        FuncType {
+            type_params: Vec::new(),
+            params,
+            ret,
+        }
+        .into()
     }
 }

@@ -2,6 +2,7 @@
 //! a parameter). Type checking is a separate step ([`verify`] does both), as
 //! in TVM, where well-formed but ill-typed text is valid Relay.
 
+use crate::relay::pattern::PatternVisitor;
 use ir_core::{IdSet, Node, VisitedSet};
 
 use super::expr::{Expr, ExprVisitor, Var};
@@ -23,6 +24,7 @@ impl TypeVisitor for Definitions {
     // the depth of nested function types at every function.
     fn visit_type(&mut self, _: &Type) {}
 }
+impl PatternVisitor for Definitions {}
 impl ExprVisitor for Definitions {
     fn visit_expr(&mut self, e: &Expr) {
         ir_core::visited(self, e, |pass| &mut pass.seen)

@@ -3,6 +3,7 @@
 //! Uses are counted from the result backwards (TVM's `CalcDep`), so a chain
 //! of dead bindings goes in one run.
 
+use crate::relay::pattern::{PatternMutator, PatternVisitor};
 use ir_core::driver::{SpineMutate, mutate_chain};
 
 use ir_core::{IdMap, IdSet, MemoMap, Node, Transformed, VisitedSet, Walk};
@@ -32,6 +33,7 @@ impl TypeVisitor for LiveUses {
     // the depth of nested function types at every function.
     fn visit_type(&mut self, _: &Type) {}
 }
+impl PatternVisitor for LiveUses {}
 impl ExprVisitor for LiveUses {
     fn visit_expr(&mut self, e: &Expr) {
         // Every use of a variable is the variable's own node: count them all;
@@ -96,6 +98,7 @@ impl TypeMutator for Eliminate {
         Transformed::Keep
     }
 }
+impl PatternMutator for Eliminate {}
 impl ExprMutator for Eliminate {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)

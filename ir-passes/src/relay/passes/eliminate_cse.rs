@@ -3,6 +3,7 @@
 //! identity, scalar constants by value, tuple arguments field by field). A post-order rewrite, so
 //! arguments are deduplicated before the calls that use them.
 
+use crate::relay::pattern::PatternRewriter;
 use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::{Family, Id, Node, Transformed};
@@ -46,6 +47,7 @@ struct Cse<'a> {
 
 // Types have nothing to eliminate: their hooks keep every node.
 impl TypeRewriter for Cse<'_> {}
+impl PatternRewriter for Cse<'_> {}
 impl ExprRewriter for Cse<'_> {
     fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
         let callee = match post.op.as_op() {

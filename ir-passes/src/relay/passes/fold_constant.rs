@@ -3,6 +3,7 @@
 //! of constants, propagates let-bound constants, folds projections of tuple
 //! literals and picks the branch of an `if` with a constant condition.
 
+use crate::relay::pattern::{PatternMutator, PatternVisitor};
 use ir_core::driver::mutate_chain;
 
 use ir_core::{Family, IdMap, MemoMap, Node, Transformed};
@@ -37,6 +38,7 @@ impl TypeVisitor for ConstantChecker {
     // the depth of nested function types at every function.
     fn visit_type(&mut self, _: &Type) {}
 }
+impl PatternVisitor for ConstantChecker {}
 impl ExprVisitor for ConstantChecker {
     fn visit_expr(&mut self, e: &Expr) {
         let constant = match e {
@@ -121,6 +123,7 @@ impl TypeMutator for ConstantFolder {
         Transformed::Keep
     }
 }
+impl PatternMutator for ConstantFolder {}
 impl ExprMutator for ConstantFolder {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)

@@ -3,6 +3,7 @@
 //! readers see them. A retyped variable is remapped at its definition and at
 //! every use (Relax's `var_remap_`), so both stay the same node.
 
+use crate::relay::pattern::PatternMutator;
 use ir_core::{IdMap, MemoMap, Node, Transformed};
 
 use crate::relay::expr::{Expr, ExprMutator, Function, Var};
@@ -24,6 +25,7 @@ impl TypeMutator for Fill<'_> {
         Transformed::Keep
     }
 }
+impl PatternMutator for Fill<'_> {}
 impl ExprMutator for Fill<'_> {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)

@@ -2,6 +2,7 @@
 //! uses, as one shared node (graph bindings, when printed). A let that binds a
 //! recursive function stays.
 
+use crate::relay::pattern::{PatternMutator, PatternVisitor};
 use std::ops::ControlFlow;
 
 use ir_core::{IdMap, MemoMap, Node, Transformed, VisitedSet};
@@ -22,6 +23,7 @@ fn uses(e: &Expr, v: &Node<Var>) -> bool {
         // the depth of nested function types at every function.
         fn visit_type(&mut self, _: &Type) {}
     }
+    impl PatternVisitor for Find<'_> {}
     impl ExprVisitor for Find<'_> {
         fn visit_expr(&mut self, e: &Expr) {
             ir_core::visit_preorder(self, e, |pass, e| {
@@ -58,6 +60,7 @@ impl TypeMutator for Gnf {
         Transformed::Keep
     }
 }
+impl PatternMutator for Gnf {}
 impl ExprMutator for Gnf {
     fn mutate_expr(&mut self, e: &Expr) -> Transformed<Expr> {
         ir_core::memoized(self, e, |pass| &mut pass.memo)
