@@ -113,6 +113,21 @@ fn a_million_projections_of_a_million_deep_tuple_type() {
 }
 
 #[test]
+fn a_million_nested_matches() {
+    through_everything("match", N);
+}
+
+#[test]
+fn a_pattern_a_million_constructors_deep() {
+    through_everything("pattern", N);
+}
+
+#[test]
+fn a_million_nested_references() {
+    through_everything("ref", N);
+}
+
+#[test]
 fn a_hundred_thousand_functions_calling_each_other() {
     through_everything("functions", 100_000);
 }

@@ -1,5 +1,6 @@
 //! Relay programs of one nesting shape at a given size, as text: every kind
-//! of depth (lets, calls, ifs, functions, tuples, projections, tuple types)
+//! of depth (lets, calls, ifs, functions, tuples, projections, tuple types,
+//! matches, patterns, references)
 //! and of width (functions in a module, arguments of a call, fields of a
 //! tuple). One generator for `tests/relay_shapes.rs` and `benches/shapes.rs`,
 //! so the tests check the programs the benchmark rows time. Include with
@@ -95,6 +96,24 @@ pub const SHAPES: &[Shape] = &[
         name: "projection",
         what: "projections of a parameter typed by nested tuple types",
         text: projection,
+        result: zero,
+    },
+    Shape {
+        name: "match",
+        what: "matches nested in their clauses' bodies",
+        text: nested_match,
+        result: zero,
+    },
+    Shape {
+        name: "pattern",
+        what: "constructor patterns nested, against a value as deep",
+        text: nested_pattern,
+        result: zero,
+    },
+    Shape {
+        name: "ref",
+        what: "references read from references, nested",
+        text: nested_ref,
         result: zero,
     },
     Shape {
@@ -228,6 +247,40 @@ pub fn projection(n: usize) -> String {
         "{HEADER}def @main(%t: {}float32{}) -> float32 {{\n  {body}\n}}\n",
         "(".repeat(n),
         ",)".repeat(n),
+    )
+}
+
+/// `match (B(%x)) { B(%y0) => { match (B(%y0)) { ... } } }`, `n` deep,
+/// each clause binding the value the next one matches: 0 with `%x = 0`.
+pub fn nested_match(n: usize) -> String {
+    let mut t =
+        format!("{HEADER}type Box {{\n  B(float32),\n}}\ndef @main(%x: float32) -> float32 {{\n  ");
+    let mut last = "%x".to_owned();
+    for i in 0..n {
+        let _ = write!(t, "match (B({last})) {{ B(%y{i}) => {{ ");
+        last = format!("%y{i}");
+    }
+    t.push_str(&last);
+    t.push_str(&" }, }".repeat(n));
+    t.push_str("\n}\n");
+    t
+}
+
+/// `match (S(S(...Z...))) { S(S(...Z...)) => %x, _ => 1f }`: a value and
+/// a pattern `n` constructors deep; 0 with `%x = 0`.
+pub fn nested_pattern(n: usize) -> String {
+    let nat = format!("{}Z{}", "S(".repeat(n), ")".repeat(n));
+    format!(
+        "{HEADER}type Nat {{\n  Z,\n  S(Nat),\n}}\ndef @main(%x: float32) -> float32 {{\n  match ({nat}) {{\n    {nat} => %x,\n    _ => 1f,\n  }}\n}}\n"
+    )
+}
+
+/// `ref_read(ref(ref_read(ref(... %x ...))))`, `n` of each: 0 with `%x = 0`.
+pub fn nested_ref(n: usize) -> String {
+    format!(
+        "{HEADER}def @main(%x: float32) -> float32 {{\n  {}%x{}\n}}\n",
+        "ref_read(ref(".repeat(n),
+        "))".repeat(n)
     )
 }
 

@@ -266,7 +266,7 @@ fn compile_table(tables: &mut Tables, quick: bool) -> Result<(), String> {
 }
 
 /// The shapes of `benches/shapes.rs` (`tests/support/relay_shapes.rs`).
-const SHAPES: [&str; 11] = [
+const SHAPES: [&str; 14] = [
     "let",
     "call",
     "if-then",
@@ -275,6 +275,9 @@ const SHAPES: [&str; 11] = [
     "fn-applied",
     "tuple",
     "projection",
+    "match",
+    "pattern",
+    "ref",
     "functions",
     "arguments",
     "fields",

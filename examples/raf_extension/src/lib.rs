@@ -36,8 +36,8 @@
 use ir_core::ext::Ext;
 use ir_core::{Mutable, Node, Rare, ReplaceMap, StructuralEq, Transformed, Visitable};
 use ir_passes::relay::{
-    Constant, Dim, Expr, ExprMutator, ExprVisitor, ExtPrinter, RelayExtension, Span, Tensor, Type,
-    TypeMutator, TypeVisitor, Var,
+    Constant, Dim, Expr, ExprMutator, ExprVisitor, ExtPrinter, PatternMutator, PatternVisitor,
+    RelayExtension, Span, Tensor, Type, TypeMutator, TypeVisitor, Var,
 };
 
 /// What RAF's `ExtendedVar` adds to a Relay variable: the value whose memory
@@ -175,6 +175,7 @@ pub fn rt_opaque(handle: u64, label: &str) -> Expr {
 pub struct MaterializeConstants;
 
 impl TypeMutator for MaterializeConstants {}
+impl PatternMutator for MaterializeConstants {}
 impl ExprMutator for MaterializeConstants {
     fn mutate_ext(&mut self, node: &Ext<Expr>) -> Transformed<Expr> {
         self.mutate_raf_expr(node)
@@ -216,6 +217,7 @@ impl DropStaleSharing {
 }
 
 impl TypeMutator for DropStaleSharing {}
+impl PatternMutator for DropStaleSharing {}
 impl ExprMutator for DropStaleSharing {
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         let change = match may_share(v) {
@@ -266,6 +268,7 @@ struct Report {
 }
 
 impl TypeVisitor for Report {}
+impl PatternVisitor for Report {}
 impl ExprVisitor for Report {
     fn visit_var(&mut self, v: &Node<Var>) {
         self.report.relay_vars.push(v.name.clone());

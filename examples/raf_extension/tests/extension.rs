@@ -29,6 +29,7 @@ struct Plant {
     remap: IdMap<Node<Var>, Node<Var>>,
 }
 impl TypeMutator for Plant {}
+impl PatternMutator for Plant {}
 impl ExprMutator for Plant {
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         match v.name.as_str() {
@@ -115,6 +116,7 @@ fn raf_nodes(e: &Expr) -> (Vec<Node<Var>>, Vec<Node<RtConstant>>) {
     #[derive(Default)]
     struct Find(Vec<Node<Var>>, Vec<Node<RtConstant>>);
     impl TypeVisitor for Find {}
+    impl PatternVisitor for Find {}
     impl ExprVisitor for Find {
         fn visit_var_def(&mut self, v: &Node<Var>) {
             if may_share(v).is_some() {

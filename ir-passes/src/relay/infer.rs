@@ -321,9 +321,12 @@ fn substitute(t: &Type, params: &[String], subst: &FxHashMap<String, Type>) -> T
     })
 }
 
-/// At most this many steps decide whether a `match` is exhaustive: the
-/// check is exponential on contrived patterns, and must not hang.
+/// At most this many steps, plus [`BUDGET_PER_PATTERN_NODE`] per node of
+/// the match's patterns, decide whether a `match` is exhaustive: the check
+/// is linear on patterns as written, exponential on contrived ones, and
+/// must not hang.
 const EXHAUSTIVENESS_BUDGET: usize = 1_000_000;
+const BUDGET_PER_PATTERN_NODE: usize = 16;
 
 /// Whether the rows of patterns (one row per clause, all of one length)
 /// cover every value (Maranget's usefulness of a wildcard row), or `None`
@@ -795,7 +798,10 @@ impl Infer<'_> {
                 if m.complete {
                     let wild = Pattern::wildcard();
                     let rows = m.clauses.iter().map(|c| vec![&c.lhs]).collect();
-                    match exhaustive(rows, &wild, &mut EXHAUSTIVENESS_BUDGET.clone()) {
+                    let nodes: usize = m.clauses.iter().map(|c| c.lhs.size()).sum();
+                    let mut budget = EXHAUSTIVENESS_BUDGET
+                        .saturating_add(nodes.saturating_mul(BUDGET_PER_PATTERN_NODE));
+                    match exhaustive(rows, &wild, &mut budget) {
                         Some(true) => {}
                         Some(false) => {
                             return err(

@@ -84,6 +84,21 @@ impl Pattern {
         out
     }
 
+    /// The number of pattern nodes.
+    pub fn size(&self) -> usize {
+        let mut n = 0;
+        let mut stack = vec![self];
+        while let Some(p) = stack.pop() {
+            n += 1;
+            match p {
+                Pattern::PatternConstructor(c) => stack.extend(&c.patterns),
+                Pattern::PatternTuple(t) => stack.extend(&t.patterns),
+                _ => {}
+            }
+        }
+        n
+    }
+
     /// The pattern with each variable replaced by what `f` gives for it
     /// (the same pattern, shared, when `f` keeps them all).
     pub fn rebind(
@@ -92,7 +107,7 @@ impl Pattern {
     ) -> Transformed<Pattern> {
         guarded(|| match self {
             Pattern::PatternWildcard(_) => Transformed::Keep,
-            Pattern::PatternVar(v) => f(&v.var).map(|var| Pattern::var(var)),
+            Pattern::PatternVar(v) => f(&v.var).map(Pattern::var),
             Pattern::PatternConstructor(c) => rebind_all(&c.patterns, f).map(|patterns| {
                 PatternConstructor {
                     constructor: c.constructor.clone(),

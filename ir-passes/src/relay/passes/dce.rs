@@ -8,6 +8,7 @@ use ir_core::driver::{SpineMutate, mutate_chain};
 
 use ir_core::{IdMap, IdSet, MemoMap, Node, Transformed, VisitedSet, Walk};
 
+use super::effects::{Effects, writes_somewhere};
 use super::rebind::rebuild_definition;
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Function, Let, Var};
 use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
@@ -17,8 +18,8 @@ use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
 /// (that would move the computation into every call), and those named by
 /// what a downstream dialect attached to a variable (`Var::ext`, such as
 /// RAF's `may_share`: a computation there would mean something else).
-#[derive(Default)]
 struct LiveUses {
+    effects: Effects,
     uses: IdMap<Node<Var>, usize>,
     seen: VisitedSet<Expr>,
     depth: usize,
@@ -75,7 +76,10 @@ impl ExprVisitor for LiveUses {
         }
         self.visit_expr(&cur.body);
         for l in chain.into_iter().rev() {
-            if self.uses.get(&l.var.id()).copied().unwrap_or(0) > 0 {
+            // A binding whose value writes a reference runs though unused.
+            if self.uses.get(&l.var.id()).copied().unwrap_or(0) > 0
+                || self.effects.of(&l.value).writes
+            {
                 self.visit_var_def(&l.var);
                 self.visit_expr(&l.value);
             }
@@ -84,6 +88,7 @@ impl ExprVisitor for LiveUses {
 }
 
 struct Eliminate {
+    effects: Effects,
     uses: IdMap<Node<Var>, usize>,
     captured: IdSet<Node<Var>>,
     inline_once: bool,
@@ -117,10 +122,18 @@ impl ExprMutator for Eliminate {
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
         mutate_chain(l, self, |pass, l| {
             let uses = pass.uses.get(&l.var.id()).copied().unwrap_or(0);
+            let effect = pass.effects.of(&l.value);
+            if uses == 0 && effect.writes {
+                return Some(l.rebuild_head(pass));
+            }
             let recursive = matches!(&l.value, Expr::Function(_)) && uses > 0;
-            // A binding that carries a downstream dialect's data stays.
-            let inlinable =
-                !recursive && !pass.captured.contains(&l.var.id()) && l.var.ext.is_none();
+            // A binding that carries a downstream dialect's data stays, and
+            // so does one whose value touches a reference (moving it to its
+            // use could move it past a write).
+            let inlinable = !recursive
+                && !pass.captured.contains(&l.var.id())
+                && l.var.ext.is_none()
+                && effect.is_pure();
             if uses == 0 || (pass.inline_once && uses == 1 && inlinable) {
                 if uses == 1 {
                     let value = pass.mutate_expr(&l.value).unwrap_or_clone(&l.value);
@@ -134,11 +147,30 @@ impl ExprMutator for Eliminate {
 }
 
 /// Removes dead let bindings from `e`; with `inline_once`, also inlines
-/// variables used once (not recursive functions, and not into a nested function).
+/// variables used once (not recursive functions, and not into a nested
+/// function). A binding whose value may write a reference stays, and one
+/// that reads or writes is never moved. Calls of unknown functions count as
+/// writes when `e` writes a reference anywhere; for a function of a module,
+/// [`dead_code_elimination_with`] says whether the module does.
 pub fn dead_code_elimination(e: &Expr, inline_once: bool) -> Expr {
-    let mut live = LiveUses::default();
+    dead_code_elimination_with(e, inline_once, writes_somewhere(e))
+}
+
+/// [`dead_code_elimination`], with calls of unknown functions taken to
+/// write references when `unknown_calls_write` ([`module_writes`](super::module_writes)).
+pub fn dead_code_elimination_with(e: &Expr, inline_once: bool, unknown_calls_write: bool) -> Expr {
+    let mut live = LiveUses {
+        effects: Effects::new(unknown_calls_write),
+        uses: IdMap::default(),
+        seen: VisitedSet::default(),
+        depth: 0,
+        bound_at: IdMap::default(),
+        captured: IdSet::default(),
+        in_definition: false,
+    };
     live.visit_expr(e);
     let mut pass = Eliminate {
+        effects: live.effects,
         uses: live.uses,
         captured: live.captured,
         inline_once,

@@ -1,4 +1,4 @@
-//! EliminateCommonSubexpr: calls of the same callee on the same arguments
+//! EliminateCommonSubexpr: calls of the same operator on the same arguments
 //! with the same attributes become one shared node (arguments match by
 //! identity, scalar constants by value, tuple arguments field by field). A post-order rewrite, so
 //! arguments are deduplicated before the calls that use them.
@@ -12,12 +12,6 @@ use crate::relay::attrs::Attrs;
 use crate::relay::expr::{Call, Expr, ExprRewriter};
 use crate::relay::tensor::Tensor;
 use crate::relay::ty::TypeRewriter;
-
-#[derive(Hash, PartialEq, Eq)]
-enum Callee {
-    Op(String),
-    Node(Id<Expr>),
-}
 
 /// How arguments match (as in TVM's CSE): by identity, scalar constants by
 /// value, and tuple arguments field by field.
@@ -40,7 +34,7 @@ fn arg_key(a: &Expr, nested: bool) -> Arg {
 
 #[derive(Default)]
 struct Cse<'a> {
-    seen: HashMap<(Callee, Vec<Arg>, Attrs), Expr>,
+    seen: HashMap<(String, Vec<Arg>, Attrs), Expr>,
     /// Operators whose calls are never shared (TVM's `fskip`).
     skip: &'a [&'a str],
 }
@@ -50,10 +44,14 @@ impl TypeRewriter for Cse<'_> {}
 impl PatternRewriter for Cse<'_> {}
 impl ExprRewriter for Cse<'_> {
     fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
+        // As TVM: only operator calls with arguments are shared. A call of
+        // a function may write a reference, and two calls are two writes.
         let callee = match post.op.as_op() {
-            Some(op) if self.skip.contains(&op.name.as_str()) => return Transformed::Keep,
-            Some(op) => Callee::Op(op.name.clone()),
-            None => Callee::Node(post.op.id()),
+            Some(op) if self.skip.contains(&op.name.as_str()) || post.args.is_empty() => {
+                return Transformed::Keep;
+            }
+            Some(op) => op.name.clone(),
+            None => return Transformed::Keep,
         };
         let args = post.args.iter().map(|a| arg_key(a, false)).collect();
         let key = (callee, args, post.attrs.clone());

@@ -1,6 +1,7 @@
 //! Passes over the Relay dialect, each a few dozen lines on the framework.
 
 mod dce;
+mod effects;
 mod eliminate_cse;
 mod fold_constant;
 mod infer_type;
@@ -9,10 +10,11 @@ mod registry;
 mod to_anf;
 mod to_gnf;
 
-pub use dce::dead_code_elimination;
+pub use dce::{dead_code_elimination, dead_code_elimination_with};
+pub use effects::{Effect, Effects, module_writes, writes_somewhere};
 pub use eliminate_cse::{eliminate_common_subexpr, eliminate_common_subexpr_skipping};
 pub use fold_constant::{ConstantChecker, ConstantFolder, DEFAULT_MAX_ELEMENTS, fold_constant};
 pub use infer_type::fill_types;
 pub use registry::{DEFAULT_PIPELINE, registry};
 pub use to_anf::to_anf;
-pub use to_gnf::to_gnf;
+pub use to_gnf::{to_gnf, to_gnf_with};

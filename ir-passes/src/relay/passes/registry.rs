@@ -1,12 +1,15 @@
 //! The Relay passes by name, for pipelines such as `fold-constant,dce{inline-once=true}`.
 
 use ir_core::pass::{
-    FunctionPass, Module, Pass, PassContext, PassError, PassOptions, PassRegistry,
+    FunctionPass, Module, ModulePass, Pass, PassContext, PassError, PassOptions, PassRegistry,
 };
 use ir_core::{Node, Transformed};
 
 use super::fold_constant::{ConstantFolder, DEFAULT_MAX_ELEMENTS};
-use super::{dead_code_elimination, eliminate_common_subexpr_skipping, fill_types, to_anf, to_gnf};
+use super::{
+    dead_code_elimination_with, eliminate_common_subexpr_skipping, fill_types, module_writes,
+    to_anf, to_gnf_with,
+};
 use crate::relay::expr::{Expr, Function};
 use crate::relay::module::RelayModule;
 
@@ -35,6 +38,21 @@ fn on_body(
             })))
         },
     )
+}
+
+/// [`on_body`] for a transformation that must know whether calls of unknown
+/// functions may write references: whether the module writes any, found
+/// once per run.
+fn on_body_knowing_writes(
+    name: &'static str,
+    opt_level: u32,
+    f: impl Fn(&Expr, bool) -> Expr + Clone + Send + Sync + 'static,
+) -> ModulePass<F> {
+    ModulePass::new(name, opt_level, move |m: &RelayModule, ctx| {
+        let writes = module_writes(m);
+        let f = f.clone();
+        on_body(name, opt_level, move |e| f(e, writes)).run(m, ctx)
+    })
 }
 
 /// The registry of Relay passes: `infer-type`, `fold-constant` (option
@@ -70,8 +88,8 @@ pub fn registry() -> PassRegistry<F> {
     r.register("dce", "remove unused let bindings", |o: &PassOptions| {
         let inline_once = o.get_bool("inline-once", false)?;
         o.expect_only(&["inline-once"])?;
-        Ok(Box::new(on_body("dce", 1, move |e| {
-            dead_code_elimination(e, inline_once)
+        Ok(Box::new(on_body_knowing_writes("dce", 1, move |e, writes| {
+            dead_code_elimination_with(e, inline_once, writes)
         })) as Box<dyn Pass<F>>)
     });
     r.register(
@@ -102,7 +120,7 @@ pub fn registry() -> PassRegistry<F> {
         "replace lets by shared nodes (graph normal form)",
         |o: &PassOptions| {
             o.expect_only(&[])?;
-            Ok(Box::new(on_body("to-gnf", 0, to_gnf)) as Box<dyn Pass<F>>)
+            Ok(Box::new(on_body_knowing_writes("to-gnf", 0, to_gnf_with)) as Box<dyn Pass<F>>)
         },
     );
     r

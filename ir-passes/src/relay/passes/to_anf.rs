@@ -9,24 +9,29 @@ use rustc_hash::FxHashMap as HashMap;
 use ir_core::stack::guarded;
 use ir_core::{Family, Id, IdMap, Node};
 
-use crate::relay::expr::{Call, Expr, Function, If, Tuple, TupleGetItem, Var};
+use crate::relay::expr::{
+    Call, Clause, Expr, Function, If, Match, RefCreate, RefRead, RefWrite, Tuple, TupleGetItem, Var,
+};
 
 type ScopeId = usize;
 
 /// The `let`s of one scope, in order.
 type Bindings = Vec<(Node<Var>, Expr)>;
 
-/// Not bound by a `let`: variables, globals and operators. Constants are
-/// bound like every other value, as TVM does.
+/// Not bound by a `let`: variables, globals, operators and constructors.
+/// Constants are bound like every other value, as TVM does.
 fn is_atomic(e: &Expr) -> bool {
-    matches!(e, Expr::Var(_) | Expr::GlobalVar(_) | Expr::Op(_))
+    matches!(
+        e,
+        Expr::Var(_) | Expr::GlobalVar(_) | Expr::Op(_) | Expr::Constructor(_)
+    )
 }
 
 /// The children of a node and the scope each is evaluated in.
 fn children(
     e: &Expr,
     here: ScopeId,
-    scope_of_branch: &mut impl FnMut(Id<Expr>, u8) -> ScopeId,
+    scope_of_branch: &mut impl FnMut(Id<Expr>, u32) -> ScopeId,
 ) -> Vec<(Expr, ScopeId)> {
     match e {
         Expr::Call(c) => std::iter::once(c.op.clone())
@@ -42,6 +47,17 @@ fn children(
             (i.else_branch.clone(), scope_of_branch(e.id(), 1)),
         ],
         Expr::Function(f) => vec![(f.body.clone(), scope_of_branch(e.id(), 0))],
+        Expr::Match(m) => std::iter::once((m.data.clone(), here))
+            .chain(
+                m.clauses
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| (c.rhs.clone(), scope_of_branch(e.id(), i as u32))),
+            )
+            .collect(),
+        Expr::RefCreate(r) => vec![(r.value.clone(), here)],
+        Expr::RefRead(r) => vec![(r.reference.clone(), here)],
+        Expr::RefWrite(w) => vec![(w.reference.clone(), here), (w.value.clone(), here)],
         _ => vec![],
     }
 }
@@ -52,11 +68,11 @@ struct Placement {
     scope_of: IdMap<Expr, ScopeId>,
     /// Scope id -> the If/Function node owning it (none for the root).
     owner: Vec<Option<Id<Expr>>>,
-    branch_scopes: HashMap<(Id<Expr>, u8), ScopeId>,
+    branch_scopes: HashMap<(Id<Expr>, u32), ScopeId>,
 }
 
 impl Placement {
-    fn branch_scope(&mut self, node: Id<Expr>, branch: u8) -> ScopeId {
+    fn branch_scope(&mut self, node: Id<Expr>, branch: u32) -> ScopeId {
         let next = self.owner.len();
         let id = *self.branch_scopes.entry((node, branch)).or_insert(next);
         if id == next {
@@ -239,6 +255,47 @@ impl Anf {
             Expr::Let(_) => {
                 let s = self.open.last().map(|(id, _)| *id).unwrap_or(0);
                 self.scope(s, e)
+            }
+            Expr::Match(m) => {
+                let data = self.atom(&m.data);
+                let clauses = m
+                    .clauses
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let s = self.placement.branch_scope(e.id(), i as u32);
+                        Clause {
+                            lhs: c.lhs.clone(),
+                            rhs: self.scope(s, &c.rhs),
+                        }
+                    })
+                    .collect();
+                Match {
+                    data,
+                    clauses,
+                    complete: m.complete,
+                    span: m.span,
+                }
+                .into()
+            }
+            Expr::RefCreate(r) => RefCreate {
+                value: self.atom(&r.value),
+                span: r.span,
+            }
+            .into(),
+            Expr::RefRead(r) => RefRead {
+                reference: self.atom(&r.reference),
+                span: r.span,
+            }
+            .into(),
+            Expr::RefWrite(w) => {
+                let reference = self.atom(&w.reference);
+                RefWrite {
+                    reference,
+                    value: self.atom(&w.value),
+                    span: w.span,
+                }
+                .into()
             }
             atomic => atomic.clone(),
         })

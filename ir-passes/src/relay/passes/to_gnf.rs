@@ -7,6 +7,7 @@ use std::ops::ControlFlow;
 
 use ir_core::{IdMap, MemoMap, Node, Transformed, VisitedSet};
 
+use super::effects::{Effects, writes_somewhere};
 use super::rebind::rebuild_definition;
 use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
 use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
@@ -47,10 +48,10 @@ fn uses(e: &Expr, v: &Node<Var>) -> bool {
     f.found
 }
 
-#[derive(Default)]
 struct Gnf {
     values: IdMap<Node<Var>, Expr>,
     memo: MemoMap<Expr>,
+    effects: Effects,
 }
 
 impl TypeMutator for Gnf {
@@ -77,7 +78,11 @@ impl ExprMutator for Gnf {
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
-        if matches!(l.value, Expr::Function(_)) && uses(&l.value, &l.var) {
+        // A recursive function needs its name; a value that reads or writes a
+        // reference must run where the let puts it, in order.
+        if (matches!(l.value, Expr::Function(_)) && uses(&l.value, &l.var))
+            || !self.effects.of(&l.value).is_pure()
+        {
             return l.rebuild(self).into();
         }
         let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
@@ -86,7 +91,21 @@ impl ExprMutator for Gnf {
     }
 }
 
-/// Converts `e` to graph normal form.
+/// Converts `e` to graph normal form. Lets whose values touch references
+/// stay; calls of unknown functions count as writes when `e` writes a
+/// reference anywhere ([`to_gnf_with`] takes the module's word for it).
 pub fn to_gnf(e: &Expr) -> Expr {
-    Gnf::default().mutate_expr(e).unwrap_or_clone(e)
+    to_gnf_with(e, writes_somewhere(e))
+}
+
+/// [`to_gnf`], with calls of unknown functions taken to write references
+/// when `unknown_calls_write`.
+pub fn to_gnf_with(e: &Expr, unknown_calls_write: bool) -> Expr {
+    Gnf {
+        values: IdMap::default(),
+        memo: MemoMap::new(),
+        effects: Effects::new(unknown_calls_write),
+    }
+    .mutate_expr(e)
+    .unwrap_or_clone(e)
 }
