@@ -29,6 +29,8 @@ pub struct TypeData {
     pub params: Vec<String>,
     /// The constructors; a constructor's tag is its index here.
     pub constructors: Vec<ConstructorDef>,
+    /// `extern type T`: defined outside the program, with no constructors.
+    pub external: bool,
 }
 
 impl TypeData {

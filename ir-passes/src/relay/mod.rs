@@ -32,6 +32,7 @@ pub mod passes;
 mod pattern;
 mod printer;
 mod tensor;
+mod tvm_metadata;
 mod ty;
 mod well_formed;
 

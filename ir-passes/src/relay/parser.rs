@@ -19,6 +19,7 @@ use super::lexer::{LexError, Tok, Token, lex};
 use super::module::RelayModule;
 use super::pattern::{Pattern, PatternConstructor, PatternTuple};
 use super::tensor::Tensor;
+use super::tvm_metadata::{is_tvm_metadata, tvm_metadata};
 use super::ty::{Dim, FuncType, Type};
 
 /// A parse error: position, message, and a rendering with the source line.
@@ -106,6 +107,8 @@ struct Parser<'a> {
     graph: HashMap<u64, Expr>,
     meta: Vec<Tensor>,
     meta_nodes: HashMap<usize, Expr>,
+    /// `meta[runtime.BoxInt][i]`: integer attribute values in TVM's metadata.
+    meta_ints: Vec<i64>,
     /// The module's type definitions so far.
     type_defs: TypeDefs,
     /// Type parameters in scope (of enclosing functions and function
@@ -161,6 +164,7 @@ impl<'a> Parser<'a> {
             graph: HashMap::default(),
             meta: Vec::new(),
             meta_nodes: HashMap::default(),
+            meta_ints: Vec::new(),
             type_defs: TypeDefs::new(),
             type_params: Vec::new(),
             defining: None,
@@ -258,6 +262,12 @@ impl<'a> Parser<'a> {
         let err = |m: String| make_error(self.src, start, end, m);
         let json: serde_json::Value = serde_json::from_str(text.trim())
             .map_err(|e| err(format!("the metadata section is not valid JSON: {e}")))?;
+        if is_tvm_metadata(&json) {
+            let meta = tvm_metadata(&json).map_err(err)?;
+            self.meta = meta.constants;
+            self.meta_ints = meta.ints;
+            return Ok(());
+        }
         let constants = json
             .get("relay.Constant")
             .and_then(|c| c.as_array())
@@ -313,7 +323,14 @@ impl<'a> Parser<'a> {
         let mut module = RelayModule::new();
         loop {
             if self.is_keyword("type") {
-                self.type_def()?;
+                self.type_def(false)?;
+                continue;
+            }
+            if self.eat_keyword("extern") {
+                if !self.is_keyword("type") {
+                    return Err(self.expected("`type` after `extern`"));
+                }
+                self.type_def(true)?;
                 continue;
             }
             if !self.eat_keyword("def") {
@@ -343,8 +360,9 @@ impl<'a> Parser<'a> {
     }
 
     /// `type List[A] { Cons(A, List[A]), Nil }`: the type may refer to
-    /// itself in its constructors' fields.
-    fn type_def(&mut self) -> PResult<()> {
+    /// itself in its constructors' fields. Without braces it has no
+    /// constructors; `extern type T[A]` (`external`) must have none.
+    fn type_def(&mut self, external: bool) -> PResult<()> {
         let at = self.token().clone();
         self.bump();
         let Tok::Ident(name) = self.peek().clone() else {
@@ -362,19 +380,30 @@ impl<'a> Parser<'a> {
         self.defining = None;
         self.type_params.truncate(outer);
         let constructors = constructors?;
+        if external && !constructors.is_empty() {
+            return Err(make_error(
+                self.src,
+                at.start,
+                self.token().end,
+                "an external type may not have any constructors".into(),
+            ));
+        }
         self.type_defs
             .insert(TypeData {
                 name,
                 params,
                 constructors,
+                external,
             })
             .map_err(|m| make_error(self.src, at.start, self.token().end, m))?;
         Ok(())
     }
 
     fn constructor_defs(&mut self) -> PResult<Vec<ConstructorDef>> {
-        self.expect("{")?;
         let mut constructors = Vec::new();
+        if !self.eat("{") {
+            return Ok(constructors);
+        }
         while !self.eat("}") {
             let Tok::Ident(name) = self.peek().clone() else {
                 return Err(self.expected("a constructor such as `Nil` or `Cons(A, List[A])`"));
@@ -522,7 +551,7 @@ impl<'a> Parser<'a> {
                     p.binop_expr()?
                 };
                 if p.eat(";") {
-                    let var = Expr::var("_", Some(Type::incomplete()));
+                    let var = Expr::var("_", None);
                     lets.push((var, e, span));
                     continue;
                 }
@@ -549,8 +578,10 @@ impl<'a> Parser<'a> {
             return Err(self.expected("a variable such as `%x`"));
         };
         self.bump();
+        // `%x: _` says no more than `%x`: both are to be inferred (TVM's
+        // tests compare `let %_ : _ = ...` with an unannotated variable).
         let annotation = if self.eat(":") {
-            Some(self.ty()?)
+            Some(self.ty()?).filter(|t| !matches!(t, Type::IncompleteType(_)))
         } else {
             None
         };
@@ -612,9 +643,18 @@ impl<'a> Parser<'a> {
         Ok(e)
     }
 
+    /// At `name=` or `dotted.name=` (`relay.reshape_only=1`).
     fn at_attr(&self) -> bool {
-        matches!(self.peek(), Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()))
-            && matches!(self.peek_at(1), Tok::Punct("="))
+        if !matches!(self.peek(), Tok::Ident(s) if !KEYWORDS.contains(&s.as_str())) {
+            return false;
+        }
+        let mut k = 1;
+        while matches!(self.peek_at(k), Tok::Punct("."))
+            && matches!(self.peek_at(k + 1), Tok::Ident(_))
+        {
+            k += 2;
+        }
+        matches!(self.peek_at(k), Tok::Punct("="))
     }
 
     fn call_args(&mut self) -> PResult<(Vec<Expr>, Attrs)> {
@@ -642,9 +682,16 @@ impl<'a> Parser<'a> {
     }
 
     fn attr(&mut self) -> PResult<(String, AttrValue)> {
-        let Tok::Ident(name) = self.bump() else {
+        let Tok::Ident(mut name) = self.bump() else {
             return Err(self.expected("an attribute name"));
         };
+        while self.eat(".") {
+            let Tok::Ident(part) = self.bump() else {
+                return Err(self.expected("an attribute name"));
+            };
+            name.push('.');
+            name.push_str(&part);
+        }
         self.expect("=")?;
         Ok((name, self.attr_value()?))
     }
@@ -691,6 +738,16 @@ impl<'a> Parser<'a> {
                     let v = self.attr_value()?;
                     self.expect(")")?;
                     v
+                }
+                Tok::Meta(key, index) if key == "runtime.BoxInt" => {
+                    let Some(&v) = self.meta_ints.get(index) else {
+                        return Err(self.error_here(format!(
+                            "meta[runtime.BoxInt][{index}] is out of range: the metadata has {}",
+                            self.meta_ints.len()
+                        )));
+                    };
+                    self.bump();
+                    AttrValue::Int(v)
                 }
                 _ => {
                     return Err(
@@ -1082,6 +1139,10 @@ impl<'a> Parser<'a> {
                             }
                         },
                         Tok::Punct("?") => Dim::Any,
+                        // A symbolic extent of TVM's metadata: Relay's
+                        // shapes here are known or unknown, so it reads as
+                        // unknown (and prints as `?`).
+                        Tok::Meta(key, _) if key == "tir.SizeVar" || key == "tir.Var" => Dim::Any,
                         _ => return Err(self.expected("a dimension (an integer or `?`)")),
                     };
                     self.bump();

@@ -89,9 +89,16 @@ pub fn print_type(t: &Type) -> String {
 
 /// `type List[A] {` one constructor per line `}`.
 fn write_type_def(out: &mut String, def: &TypeData) {
+    if def.external {
+        out.push_str("extern ");
+    }
     out.push_str("type ");
     out.push_str(&def.name);
     write_names(out, &def.params);
+    if def.external {
+        out.push('\n');
+        return;
+    }
     out.push_str(" {\n");
     for c in &def.constructors {
         out.push_str("  ");
@@ -581,7 +588,10 @@ impl Printer {
     fn nested_seq(&mut self, e: &Expr, key: BlockKey) {
         self.indent += 1;
         self.begin_block(key);
-        self.seq(e);
+        // A let printed in parentheses is this sequence's first item, even
+        // when it is shared (its `%N = (...)` is being printed).
+        let head_is_item = key.1 == 2 && matches!(e, Expr::Let(_));
+        self.seq_items(e, head_is_item);
         let block = self.end_block();
         self.indent -= 1;
         self.write("\n");
@@ -590,9 +600,15 @@ impl Printer {
     }
 
     /// An expression sequence: a let chain as items, then the final expression.
-    fn seq(&mut self, mut e: &Expr) {
+    fn seq(&mut self, e: &Expr) {
+        self.seq_items(e, false);
+    }
+
+    /// [`Printer::seq`], where `head_is_item` makes `e` (a let) an item even
+    /// if it is shared.
+    fn seq_items(&mut self, mut e: &Expr, mut head_is_item: bool) {
         while let Expr::Let(l) = e
-            && !self.is_shared(e)
+            && (std::mem::take(&mut head_is_item) || !self.is_shared(e))
         {
             self.line_start();
             self.write("let ");
