@@ -333,3 +333,19 @@ fn calls_of_functions_that_write_are_kept() {
     let out = print_module(&pass("dce", &pure).unwrap());
     assert!(!out.contains("let %u"), "{out}");
 }
+
+/// Folding a projection of a tuple literal keeps a write in another field.
+#[test]
+fn folding_a_projection_keeps_a_write() {
+    let m = parse(
+        "#[version = \"0.0.5\"]\ndef @main() -> int32 {\n  let %r = ref(0);\n  let %x = (ref_write(%r, 7), 1).1;\n  add(%x, ref_read(%r))\n}\n",
+    );
+    assert_eq!(run(&m), i32s(8));
+    let out = pass("fold-constant", &m).unwrap();
+    assert_eq!(run(&out), i32s(8), "{}", print_module(&out));
+    let pure = parse("#[version = \"0.0.5\"]\ndef @main() -> int32 {\n  (2, 1).1\n}\n");
+    assert_eq!(
+        print_module(&pass("fold-constant", &pure).unwrap()),
+        "#[version = \"0.0.5\"]\ndef @main() -> int32 {\n  1\n}\n"
+    );
+}

@@ -265,6 +265,36 @@ static OPS: &[OpDef] = &[
         eval: |args, attrs| eval_reduce(&args[0], attrs, true),
     },
     OpDef {
+        name: "shape_of",
+        arity: 1,
+        infer: |args, attrs| {
+            let (shape, _) = tensor_type(&args[0])?;
+            Ok(Type::tensor(
+                vec![Dim::Known(shape.len() as i64)],
+                dtype_attr(attrs, DType::I32)?,
+            ))
+        },
+        eval: |args, attrs| {
+            let t = as_tensor(&args[0])?;
+            let dims: Vec<f64> = t.shape().iter().map(|&d| d as f64).collect();
+            Tensor::from_f64s(dtype_attr(attrs, DType::I32)?, &[dims.len()], &dims)
+                .map(OpValue::Tensor)
+        },
+    },
+    OpDef {
+        name: "ndarray_size",
+        arity: 1,
+        infer: |args, attrs| {
+            tensor_type(&args[0])?;
+            Ok(Type::scalar(dtype_attr(attrs, DType::I32)?))
+        },
+        eval: |args, attrs| {
+            let count = as_tensor(&args[0])?.shape().iter().product::<usize>();
+            Tensor::from_f64s(dtype_attr(attrs, DType::I32)?, &[], &[count as f64])
+                .map(OpValue::Tensor)
+        },
+    },
+    OpDef {
         name: "zeros",
         arity: 0,
         infer: |_, attrs| filled_type(attrs),
@@ -311,6 +341,47 @@ fn filled(attrs: &Attrs, value: f64) -> Result<OpValue, String> {
         return Err(format!("{count} elements is more than the kernel makes"));
     }
     Tensor::from_f64s(dtype, &shape, &vec![value; count as usize]).map(OpValue::Tensor)
+}
+
+/// A `dtype` attribute, `default` when absent.
+fn dtype_attr(attrs: &Attrs, default: DType) -> Result<DType, String> {
+    match attrs.get("dtype") {
+        None => Ok(default),
+        Some(AttrValue::Str(s)) => s.parse(),
+        Some(_) => Err("attribute `dtype` must be a string".into()),
+    }
+}
+
+/// Operators whose calls must run, and run each time: folding leaves them
+/// alone (TVM's `TOpIsStateful`).
+pub const STATEFUL: [&str; 1] = ["nn.dropout"];
+
+/// Operators whose result depends only on their argument's type, not its
+/// value: folded whenever that type is static (TVM folds `shape_of` and
+/// `ndarray_size` so).
+pub const SHAPE_ONLY: [&str; 2] = ["shape_of", "ndarray_size"];
+
+/// The value of a [`SHAPE_ONLY`] operator on an argument of type `t`,
+/// computed from the type alone (no tensor of the argument's size is made).
+pub fn shape_only_value(name: &str, t: &Type, attrs: &Attrs) -> Result<OpValue, String> {
+    let (shape, _) = tensor_type(t)?;
+    let dims = known(&shape)?;
+    let dtype = dtype_attr(attrs, DType::I32)?;
+    match name {
+        "shape_of" => {
+            let values: Vec<f64> = dims.iter().map(|&d| d as f64).collect();
+            Tensor::from_f64s(dtype, &[values.len()], &values)
+        }
+        "ndarray_size" => {
+            let count = dims
+                .iter()
+                .try_fold(1u64, |n, &d| n.checked_mul(d as u64))
+                .ok_or("the element count overflows")?;
+            Tensor::from_f64s(dtype, &[], &[count as f64])
+        }
+        other => Err(format!("`{other}` reads more than its argument's shape")),
+    }
+    .map(OpValue::Tensor)
 }
 
 /// `cast`'s `dtype`.

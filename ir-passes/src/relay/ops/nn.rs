@@ -12,7 +12,7 @@ use crate::relay::tensor::Tensor;
 use crate::relay::ty::{Dim, Type};
 
 /// The operators of this file, for the registry.
-pub(super) static NN_OPS: [OpDef; 5] = [
+pub(super) static NN_OPS: [OpDef; 6] = [
     OpDef {
         name: "nn.dense",
         arity: 2,
@@ -41,6 +41,16 @@ pub(super) static NN_OPS: [OpDef; 5] = [
             Ok(t)
         },
         eval: eval_softmax,
+    },
+    OpDef {
+        name: "nn.dropout",
+        arity: 1,
+        infer: |args, attrs| {
+            let t = float_tensor(&args[0])?;
+            rate(attrs)?;
+            Ok(Type::tuple(vec![t.clone(), t]))
+        },
+        eval: eval_dropout,
     },
     OpDef {
         name: "nn.batch_norm",
@@ -417,6 +427,27 @@ fn eval_softmax(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         }
     });
     Tensor::from_f64s(x.dtype(), &shape, &xs).map(OpValue::Tensor)
+}
+
+// ---- nn.dropout ----
+
+fn rate(attrs: &Attrs) -> Result<f64, String> {
+    match attrs.get("rate") {
+        None => Ok(0.5),
+        Some(AttrValue::Float(r)) if (0.0..1.0).contains(r) => Ok(*r),
+        Some(_) => Err("nn.dropout: `rate` must be a float in [0, 1)".into()),
+    }
+}
+
+/// Inference mode: the data unchanged, and a mask keeping everything (as
+/// TVM's `SimplifyInference` reads it). The type is TVM's: both are the
+/// data's type.
+fn eval_dropout(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
+    let x = as_tensor(&args[0])?;
+    rate(attrs)?;
+    let (shape, values) = wide(x);
+    let mask = Tensor::from_f64s(x.dtype(), &shape, &vec![1.0; values.len()])?;
+    Ok(OpValue::Tuple(vec![args[0].clone(), OpValue::Tensor(mask)]))
 }
 
 // ---- nn.batch_norm ----

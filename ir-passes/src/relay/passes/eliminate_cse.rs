@@ -1,5 +1,6 @@
 //! EliminateCommonSubexpr: calls of the same operator on the same arguments
-//! with the same attributes become one shared node (arguments match by
+//! with the same attributes become one shared node, and so do projections
+//! of one tuple at one index (arguments match by
 //! identity, scalar constants by value, tuple arguments field by field). A post-order rewrite, so
 //! arguments are deduplicated before the calls that use them.
 
@@ -9,7 +10,7 @@ use rustc_hash::FxHashMap as HashMap;
 use ir_core::{Family, Id, Node, Transformed};
 
 use crate::relay::attrs::Attrs;
-use crate::relay::expr::{Call, Expr, ExprRewriter};
+use crate::relay::expr::{Call, Expr, ExprRewriter, TupleGetItem};
 use crate::relay::tensor::Tensor;
 use crate::relay::ty::TypeRewriter;
 
@@ -35,6 +36,8 @@ fn arg_key(a: &Expr, nested: bool) -> Arg {
 #[derive(Default)]
 struct Cse<'a> {
     seen: HashMap<(String, Vec<Arg>, Attrs), Expr>,
+    /// Projections by tuple (identity) and index.
+    projections: HashMap<(Id<Expr>, usize), Expr>,
     /// Operators whose calls are never shared (TVM's `fskip`).
     skip: &'a [&'a str],
 }
@@ -43,6 +46,23 @@ struct Cse<'a> {
 impl TypeRewriter for Cse<'_> {}
 impl PatternRewriter for Cse<'_> {}
 impl ExprRewriter for Cse<'_> {
+    fn rewrite_tuple_get_item(
+        &mut self,
+        _: &Node<TupleGetItem>,
+        post: &Node<TupleGetItem>,
+    ) -> Transformed<Expr> {
+        // As TVM's CSE: `%t.0` twice of one tuple is one node.
+        match self.projections.entry((post.tuple.id(), post.index)) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                Transformed::Replace(first.get().clone())
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(post.clone().into());
+                Transformed::Keep
+            }
+        }
+    }
+
     fn rewrite_call(&mut self, _: &Node<Call>, post: &Node<Call>) -> Transformed<Expr> {
         // As TVM: only operator calls with arguments are shared. A call of
         // a function may write a reference, and two calls are two writes.
@@ -75,6 +95,7 @@ pub fn eliminate_common_subexpr(e: &Expr) -> Expr {
 pub fn eliminate_common_subexpr_skipping(e: &Expr, skip: &[&str]) -> Expr {
     Cse {
         seen: HashMap::default(),
+        projections: HashMap::default(),
         skip,
     }
     .rewrite_expr(e)

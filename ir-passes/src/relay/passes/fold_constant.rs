@@ -8,11 +8,13 @@ use ir_core::driver::mutate_chain;
 
 use ir_core::{Family, IdMap, MemoMap, Node, Transformed};
 
+use super::effects::Effects;
 use super::rebind::rebuild_definition;
 use crate::relay::expr::{
     Call, Constant, Expr, ExprMutator, ExprVisitor, If, Let, TupleGetItem, Var,
 };
-use crate::relay::ops::{OpValue, op};
+use crate::relay::infer::is_complete;
+use crate::relay::ops::{OpValue, SHAPE_ONLY, STATEFUL, op, shape_only_value, value_type};
 use crate::relay::tensor::Tensor;
 use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
 
@@ -61,6 +63,8 @@ pub struct ConstantFolder {
     /// What replaces a let-bound variable at every use: the constant its
     /// value folded to, or its rebuilt definition.
     substitute: IdMap<Node<Var>, Expr>,
+    /// Whether the other fields of a projected tuple literal may be dropped.
+    effects: Effects,
 }
 
 impl Default for ConstantFolder {
@@ -70,6 +74,8 @@ impl Default for ConstantFolder {
             checker: ConstantChecker::default(),
             max_elements: DEFAULT_MAX_ELEMENTS,
             substitute: IdMap::default(),
+            // Without the module, any call of a function may write.
+            effects: Effects::new(true),
         }
     }
 }
@@ -107,6 +113,27 @@ impl ConstantFolder {
             _ => None,
         }
     }
+}
+
+/// The type of `e` where it is known without inference: constants,
+/// annotated variables, and operator calls of such.
+fn static_type(e: &Expr) -> Option<Type> {
+    ir_core::stack::guarded(|| match e {
+        Expr::Constant(c) => Some(value_type(&OpValue::Tensor(c.data.clone()))),
+        Expr::Var(v) => v.annotation.clone().filter(is_complete),
+        Expr::Call(c) => {
+            let def = op(&c.op.as_op()?.name)?;
+            let args: Vec<Type> = c.args.iter().map(static_type).collect::<Option<_>>()?;
+            (def.infer)(&args, &c.attrs).ok().filter(is_complete)
+        }
+        Expr::Tuple(t) => t
+            .fields
+            .iter()
+            .map(static_type)
+            .collect::<Option<_>>()
+            .map(Type::tuple),
+        _ => None,
+    })
 }
 
 fn to_expr(v: OpValue) -> Expr {
@@ -162,12 +189,22 @@ impl ExprMutator for ConstantFolder {
     }
 
     fn mutate_tuple_get_item(&mut self, g: &Node<TupleGetItem>) -> Transformed<Expr> {
-        // A projection of a tuple literal is its field, constant or not (as TVM does).
+        // A projection of a tuple literal is its field, constant or not (as
+        // TVM does), unless dropping the other fields would drop a reference
+        // write.
         let new = g.rebuild_fields(self);
         let g = new.as_ref_or(g);
-        match g.tuple.as_tuple().and_then(|t| t.fields.get(g.index)) {
-            Some(field) => Transformed::Replace(field.clone()),
-            None => new.map(Expr::from),
+        let Some(tuple) = g.tuple.as_tuple() else {
+            return new.map(Expr::from);
+        };
+        let others_drop = tuple
+            .fields
+            .iter()
+            .enumerate()
+            .all(|(i, f)| i == g.index || !self.effects.of(f).writes);
+        match tuple.fields.get(g.index) {
+            Some(field) if others_drop => Transformed::Replace(field.clone()),
+            _ => new.map(Expr::from),
         }
     }
 
@@ -178,6 +215,20 @@ impl ExprMutator for ConstantFolder {
         let Some(def) = c.op.as_op().and_then(|o| op(&o.name)) else {
             return new.map(Expr::from);
         };
+        if STATEFUL.contains(&def.name) {
+            return new.map(Expr::from);
+        }
+        if SHAPE_ONLY.contains(&def.name) {
+            // The argument's value does not matter, only its static type.
+            let folded = c
+                .args
+                .first()
+                .and_then(static_type)
+                .and_then(|t| shape_only_value(def.name, &t, &c.attrs).ok());
+            if let Some(v) = folded {
+                return Transformed::Replace(to_expr(v));
+            }
+        }
         let args: Option<Vec<OpValue>> = c.args.iter().map(|a| self.value(a)).collect();
         // Only a result whose size the types bound, within the limit, is
         // computed: the kernel allocates it whole.
