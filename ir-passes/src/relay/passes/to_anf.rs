@@ -111,26 +111,48 @@ impl Placement {
         a
     }
 
+    /// Places every compound node in the innermost scope enclosing all its
+    /// uses. A node is placed once all its users are (Kahn's order over the
+    /// graph): placing it at its first use and moving it up later would
+    /// leave what it holds placed under its old position.
     fn place(&mut self, root: &Expr) {
         self.owner.push(None);
-        let mut work = vec![(root.clone(), 0)];
-        while let Some((e, s)) = work.pop() {
-            if is_atomic(&e) {
+        // How many edges lead to each compound node.
+        let mut users: IdMap<Expr, usize> = IdMap::default();
+        let mut stack = vec![root.clone()];
+        let mut seen = ir_core::VisitedSet::<Expr>::new();
+        while let Some(e) = stack.pop() {
+            if is_atomic(&e) || !seen.first_visit(&e) {
                 continue;
             }
-            let new = match self.scope_of.get(&e.id()) {
-                Some(&old) => {
-                    let l = self.lca(old, s);
-                    if l == old {
-                        continue;
-                    }
-                    l
+            for (child, _) in children(&e, 0, &mut |_, _| 0) {
+                if !is_atomic(&child) {
+                    *users.entry(child.id()).or_insert(0) += 1;
+                    stack.push(child);
                 }
-                None => s,
-            };
-            self.scope_of.insert(e.id(), new);
-            let kids = children(&e, new, &mut |n, b| self.branch_scope(n, b));
-            work.extend(kids);
+            }
+        }
+        // The scope enclosing the uses met so far, per node.
+        let mut enclosing: IdMap<Expr, ScopeId> = IdMap::default();
+        let mut work = vec![(root.clone(), 0)];
+        while let Some((e, s)) = work.pop() {
+            self.scope_of.insert(e.id(), s);
+            let kids = children(&e, s, &mut |n, b| self.branch_scope(n, b));
+            for (child, at) in kids {
+                if is_atomic(&child) {
+                    continue;
+                }
+                let here = match enclosing.get(&child.id()) {
+                    Some(&before) => self.lca(before, at),
+                    None => at,
+                };
+                enclosing.insert(child.id(), here);
+                let left = users.entry(child.id()).or_insert(1);
+                *left = left.saturating_sub(1);
+                if *left == 0 {
+                    work.push((child, here));
+                }
+            }
         }
     }
 }
@@ -138,9 +160,14 @@ impl Placement {
 /// Phase 2: conversion, binding each node into its placed scope.
 struct Anf {
     placement: Placement,
-    /// Open scopes (ids) and their bindings, outermost first.
-    open: Vec<(ScopeId, Bindings)>,
-    bound: IdMap<Expr, (Expr, ScopeId)>,
+    /// Open scopes (id, instance) and their bindings, outermost first.
+    open: Vec<(ScopeId, usize, Bindings)>,
+    /// Whether each scope instance is open. A scope's id names its place
+    /// (a branch of a node), and a node met twice (a shared `if` bound by two
+    /// lets) opens it twice: what the first instance bound is gone in the second.
+    live: Vec<bool>,
+    /// Each bound node's variable and the scope instance binding it.
+    bound: IdMap<Expr, (Expr, usize)>,
     keep: Vec<Expr>,
     fresh: usize,
 }
@@ -154,9 +181,12 @@ impl Anf {
 
     /// Converts `e` in scope `id` and returns the scope's let chain.
     fn scope(&mut self, id: ScopeId, e: &Expr) -> Expr {
-        self.open.push((id, Vec::new()));
+        let instance = self.live.len();
+        self.live.push(true);
+        self.open.push((id, instance, Vec::new()));
         let result = self.atom(e);
-        let (_, bindings) = self.open.pop().unwrap_or_default();
+        let (_, _, bindings) = self.open.pop().unwrap_or_default();
+        self.live[instance] = false;
         bindings
             .into_iter()
             .rev()
@@ -169,14 +199,22 @@ impl Anf {
         let target = self.placement.scope_of.get(&original.id()).copied();
         // The placed scope is open (it encloses every use); else the innermost.
         let slot = target
-            .and_then(|t| self.open.iter().rposition(|(id, _)| *id == t))
+            .and_then(|t| self.open.iter().rposition(|(id, ..)| *id == t))
             .unwrap_or(self.open.len().saturating_sub(1));
-        if let Some((id, bindings)) = self.open.get_mut(slot) {
+        if let Some((_, instance, bindings)) = self.open.get_mut(slot) {
             bindings.push((var, value));
-            self.bound.insert(original.id(), (atom.clone(), *id));
+            self.bound.insert(original.id(), (atom.clone(), *instance));
         }
         self.keep.push(original.clone());
         atom
+    }
+
+    /// The variable `e` is bound to, if its binding is in an open scope.
+    fn bound_atom(&self, e: &Expr) -> Option<Expr> {
+        self.bound
+            .get(&e.id())
+            .filter(|(_, instance)| self.live[*instance])
+            .map(|(atom, _)| atom.clone())
     }
 
     fn atom(&mut self, e: &Expr) -> Expr {
@@ -184,15 +222,17 @@ impl Anf {
             if is_atomic(e) {
                 return e.clone();
             }
-            if let Some((atom, scope)) = self.bound.get(&e.id())
-                && self.open.iter().any(|(id, _)| id == scope)
-            {
-                return atom.clone();
+            if let Some(atom) = self.bound_atom(e) {
+                return atom;
             }
             if let Expr::Let(_) = e {
                 let mut cur = e.clone();
                 while let Expr::Let(l) = &cur {
-                    let value = self.value(&l.value);
+                    // A value already bound (a shared node) is not computed twice.
+                    let value = match self.bound_atom(&l.value) {
+                        Some(atom) => atom,
+                        None => self.value(&l.value),
+                    };
                     self.bind(&l.value, value, Some(l.var.clone()));
                     cur = l.body.clone();
                 }
@@ -253,7 +293,7 @@ impl Anf {
                 .into()
             }
             Expr::Let(_) => {
-                let s = self.open.last().map(|(id, _)| *id).unwrap_or(0);
+                let s = self.open.last().map(|(id, ..)| *id).unwrap_or(0);
                 self.scope(s, e)
             }
             Expr::Match(m) => {
@@ -309,6 +349,7 @@ pub fn to_anf(e: &Expr) -> Expr {
     let mut anf = Anf {
         placement,
         open: Vec::new(),
+        live: Vec::new(),
         bound: IdMap::default(),
         keep: Vec::new(),
         fresh: 0,
