@@ -101,7 +101,7 @@ fn build(steps: &[Step]) -> RelayModule {
     // run: a read shared as a graph node runs where it is first used, which
     // removing a dead use elsewhere may move (TVM leaves that order
     // unspecified too).
-    let mut bind = |lets: &mut Vec<(Node<Var>, Expr)>, name: String, value: Expr| {
+    let bind = |lets: &mut Vec<(Node<Var>, Expr)>, name: String, value: Expr| {
         let v = Expr::var(&name, None);
         lets.push((v.clone(), value));
         v
