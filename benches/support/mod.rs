@@ -8,7 +8,7 @@ use std::alloc::{GlobalAlloc, Layout};
 
 use mimalloc::MiMalloc;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use criterion::Criterion;
@@ -17,19 +17,49 @@ use criterion::Criterion;
 /// underneath is mimalloc, as in `ir-opt`.
 pub struct Counting;
 static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+/// Bytes allocated and not freed, and their peak since [`peak_bytes`] was
+/// reset: tracked only while [`TRACKING`] is on, so that the other
+/// benchmarks pay one relaxed load per allocation.
+static TRACKING: AtomicBool = AtomicBool::new(false);
+static LIVE_BYTES: AtomicUsize = AtomicUsize::new(0);
+static PEAK_BYTES: AtomicUsize = AtomicUsize::new(0);
 // SAFETY: forwards to mimalloc, only counting.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        if TRACKING.load(Ordering::Relaxed) {
+            let live = LIVE_BYTES.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK_BYTES.fetch_max(live, Ordering::Relaxed);
+        }
         unsafe { MiMalloc.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        if TRACKING.load(Ordering::Relaxed) {
+            LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
         unsafe { MiMalloc.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        if TRACKING.load(Ordering::Relaxed) {
+            let live = LIVE_BYTES.fetch_add(new_size, Ordering::Relaxed) + new_size;
+            LIVE_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
+            PEAK_BYTES.fetch_max(live, Ordering::Relaxed);
+        }
         unsafe { MiMalloc.realloc(ptr, layout, new_size) }
     }
+}
+
+/// Runs `f` and returns its result with the most bytes it had allocated
+/// at once beyond what was live when it started (frees of memory allocated
+/// before it count as negative, so start from a quiet heap).
+pub fn peak_bytes<R>(f: impl FnOnce() -> R) -> (R, usize) {
+    LIVE_BYTES.store(0, Ordering::Relaxed);
+    PEAK_BYTES.store(0, Ordering::Relaxed);
+    TRACKING.store(true, Ordering::Relaxed);
+    let r = f();
+    TRACKING.store(false, Ordering::Relaxed);
+    (r, PEAK_BYTES.load(Ordering::Relaxed))
 }
 #[global_allocator]
 static GLOBAL: Counting = Counting;

@@ -2,36 +2,40 @@
 //! join their names; negative literals fold a run of `-`; the `#[metadata]`
 //! section is kept as raw text.
 
-/// What a token is.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Tok {
+/// What a token is. Names and strings borrow from the source: lexing
+/// allocates nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tok<'a> {
     /// An identifier or keyword (`let`, `fn`, `add`, `float32`, `_`).
-    Ident(String),
+    Ident(&'a str),
     /// `%name`
-    Local(String),
+    Local(&'a str),
     /// `%N`
     Graph(u64),
     /// `@name`
-    Global(String),
+    Global(&'a str),
     /// An integer literal with its width (16, 32 or 64), and whether the width was explicit.
     Int(i128, u16, bool),
     /// A float literal with its width.
     Float(f64, u16),
     /// `"..."`
-    Str(String),
+    Str(&'a str),
     /// `meta[KEY][INDEX]`
-    Meta(String, usize),
+    Meta(&'a str, usize),
     /// `#[version = "..."]`
-    Version(String),
+    Version(&'a str),
     /// `#[metadata]`, with the rest of the file.
-    Metadata(String),
+    Metadata(&'a str),
     /// Punctuation and operators: `( ) { } [ ] , ; : . = + - * / < > ! ? -> <= >= == !=`.
     Punct(&'static str),
     /// End of input.
     Eof,
+    /// Where the text cannot be lexed (never made by [`Lexer`]: the parser's
+    /// stand-in for a lexical error it has not reached yet).
+    Error,
 }
 
-impl Tok {
+impl Tok<'_> {
     /// How the token is named in "expected X, found Y" messages.
     pub fn describe(&self) -> String {
         match self {
@@ -47,15 +51,16 @@ impl Tok {
             Tok::Metadata(_) => "the metadata section".into(),
             Tok::Punct(p) => format!("`{p}`"),
             Tok::Eof => "end of input".into(),
+            Tok::Error => "text that cannot be read".into(),
         }
     }
 }
 
 /// A token and where it starts and ends (byte offsets; 1-based line and column).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Token {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Token<'a> {
     /// What it is.
-    pub tok: Tok,
+    pub tok: Tok<'a>,
     /// Byte offset of its first character.
     pub start: usize,
     /// Byte offset after its last character.
@@ -83,11 +88,17 @@ const PUNCT1: [&str; 20] = [
     "@",
 ];
 
-struct Lexer<'a> {
+/// A lexer over one source text, giving one token at a time
+/// ([`Lexer::next_token`]): the parser keeps a few tokens of lookahead, not
+/// a vector of them all.
+#[derive(Clone)]
+pub struct Lexer<'a> {
     src: &'a str,
     pos: usize,
     line: u32,
     col: u32,
+    /// The metadata section was read: only `Eof` follows.
+    done: bool,
 }
 
 fn is_ident_start(c: char) -> bool {
@@ -99,62 +110,67 @@ fn is_ident_char(c: char) -> bool {
 }
 
 /// Splits `src` into tokens, ending with [`Tok::Eof`].
-pub fn lex(src: &str) -> Result<Vec<Token>, LexError> {
-    let mut lx = Lexer {
-        src,
-        pos: 0,
-        line: 1,
-        col: 1,
-    };
+#[cfg(test)]
+pub fn lex(src: &str) -> Result<Vec<Token<'_>>, LexError> {
+    let mut lx = Lexer::new(src);
     let mut out = Vec::new();
     loop {
-        lx.skip_trivia()?;
-        let (start, line, col) = (lx.pos, lx.line, lx.col);
-        let tok = match lx.peek() {
-            None => {
-                out.push(Token {
-                    tok: Tok::Eof,
-                    start,
-                    end: start,
-                    line,
-                    col,
-                });
-                return Ok(out);
-            }
-            Some(c) => lx.token(c)?,
-        };
-        let done = matches!(tok, Tok::Metadata(_));
-        out.push(Token {
-            tok,
-            start,
-            end: lx.pos,
-            line,
-            col,
-        });
-        if done {
-            let end = lx.src.len();
-            out.push(Token {
-                tok: Tok::Eof,
-                start: end,
-                end,
-                line: lx.line,
-                col: lx.col,
-            });
+        let t = lx.next_token()?;
+        out.push(t);
+        if t.tok == Tok::Eof {
             return Ok(out);
         }
     }
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    /// A lexer at the start of `src`.
+    pub fn new(src: &'a str) -> Self {
+        Lexer {
+            src,
+            pos: 0,
+            line: 1,
+            col: 1,
+            done: false,
+        }
+    }
+
+    /// The next token; [`Tok::Eof`] at the end, and after the metadata section.
+    pub fn next_token(&mut self) -> Result<Token<'a>, LexError> {
+        if !self.done {
+            self.skip_trivia()?;
+        }
+        let (start, line, col) = (self.pos, self.line, self.col);
+        let tok = match self.peek() {
+            _ if self.done => Tok::Eof,
+            None => Tok::Eof,
+            Some(c) => self.token(c)?,
+        };
+        self.done |= matches!(tok, Tok::Metadata(_));
+        Ok(Token {
+            tok,
+            start,
+            end: if tok == Tok::Eof { start } else { self.pos },
+            line,
+            col,
+        })
+    }
+}
+
+impl<'a> Lexer<'a> {
     fn peek(&self) -> Option<char> {
-        self.src[self.pos..].chars().next()
+        match self.src.as_bytes().get(self.pos) {
+            Some(&b) if b.is_ascii() => Some(b as char),
+            Some(_) => self.src[self.pos..].chars().next(),
+            None => None,
+        }
     }
 
     fn peek_at(&self, n: usize) -> Option<char> {
         self.src[self.pos..].chars().nth(n)
     }
 
-    fn rest(&self) -> &str {
+    fn rest(&self) -> &'a str {
         &self.src[self.pos..]
     }
 
@@ -181,8 +197,14 @@ impl Lexer<'_> {
     fn skip_trivia(&mut self) -> Result<(), LexError> {
         loop {
             match self.peek() {
-                Some(' ' | '\t' | '\n') => {
-                    self.bump();
+                Some(' ' | '\t') => {
+                    self.pos += 1;
+                    self.col += 1;
+                }
+                Some('\n') => {
+                    self.pos += 1;
+                    self.line += 1;
+                    self.col = 1;
                 }
                 Some('\r') => {
                     let start = self.pos;
@@ -225,15 +247,26 @@ impl Lexer<'_> {
         }
     }
 
-    fn ident(&mut self) -> String {
+    fn ident(&mut self) -> &'a str {
         let start = self.pos;
-        while self.peek().is_some_and(is_ident_char) {
-            self.bump();
+        let bytes = self.src.as_bytes();
+        // ASCII names, the common case, a byte at a time.
+        while let Some(&b) = bytes.get(self.pos) {
+            if b.is_ascii_alphanumeric() || b == b'_' || b == b'/' {
+                self.pos += 1;
+                self.col += 1;
+            } else if b.is_ascii() {
+                break;
+            } else if self.peek().is_some_and(is_ident_char) {
+                self.bump();
+            } else {
+                break;
+            }
         }
-        self.src[start..self.pos].to_owned()
+        &self.src[start..self.pos]
     }
 
-    fn token(&mut self, c: char) -> Result<Tok, LexError> {
+    fn token(&mut self, c: char) -> Result<Tok<'a>, LexError> {
         let start = self.pos;
         if c == '-' {
             // A run of `-` directly followed by a digit (or `inff`) is a literal.
@@ -273,7 +306,7 @@ impl Lexer<'_> {
             loop {
                 match self.bump() {
                     Some('"') => {
-                        return Ok(Tok::Str(self.src[body_start..self.pos - 1].to_owned()));
+                        return Ok(Tok::Str(&self.src[body_start..self.pos - 1]));
                     }
                     Some(_) => {}
                     None => return Err(self.error(start, "unterminated string: expected `\"`")),
@@ -288,7 +321,7 @@ impl Lexer<'_> {
             if name == "meta" && self.peek() == Some('[') {
                 return self.meta(start);
             }
-            if let Some(bits) = infinity_bits(&name) {
+            if let Some(bits) = infinity_bits(name) {
                 return Ok(Tok::Float(f64::INFINITY, bits));
             }
             return Ok(Tok::Ident(name));
@@ -310,10 +343,10 @@ impl Lexer<'_> {
         Err(self.error(start, format!("unexpected character `{c}`")))
     }
 
-    fn number(&mut self, start: usize) -> Result<Tok, LexError> {
+    fn number(&mut self, start: usize) -> Result<Tok<'a>, LexError> {
         if self.rest().starts_with("inff") {
             let name = self.ident();
-            return match infinity_bits(&name) {
+            return match infinity_bits(name) {
                 Some(bits) => Ok(Tok::Float(f64::INFINITY, bits)),
                 None => Err(self.error(start, format!("invalid number `{name}`"))),
             };
@@ -326,14 +359,14 @@ impl Lexer<'_> {
             // `e`/`E` belong to the number only inside it, never as a suffix start.
             self.bump();
         }
-        let body = self.src[body_start..self.pos].to_owned();
+        let body = &self.src[body_start..self.pos];
         let suffix = if self.peek().is_some_and(|c| c == 'i' || c == 'f') {
             let s = self.pos;
             self.bump();
             while self.peek().is_some_and(|c| c.is_ascii_digit()) {
                 self.bump();
             }
-            Some(self.src[s..self.pos].to_owned())
+            Some(&self.src[s..self.pos])
         } else {
             None
         };
@@ -347,7 +380,7 @@ impl Lexer<'_> {
             ));
         }
         let is_float_body = body.contains(['.', 'e', 'E']);
-        match suffix.as_deref() {
+        match suffix {
             Some(s) if s.starts_with('f') => {
                 let bits = match &s[1..] {
                     "" | "32" => 32,
@@ -408,13 +441,13 @@ impl Lexer<'_> {
         }
     }
 
-    fn meta(&mut self, start: usize) -> Result<Tok, LexError> {
+    fn meta(&mut self, start: usize) -> Result<Tok<'a>, LexError> {
         self.bump(); // [
         let key_start = self.pos;
         while self.peek().is_some_and(|c| c != ']') {
             self.bump();
         }
-        let key = self.src[key_start..self.pos].to_owned();
+        let key = &self.src[key_start..self.pos];
         if self.bump() != Some(']') || self.bump() != Some('[') {
             return Err(self.error(start, "expected `meta[KEY][INDEX]`"));
         }
@@ -431,12 +464,12 @@ impl Lexer<'_> {
         Ok(Tok::Meta(key, index))
     }
 
-    fn hash_attr(&mut self, start: usize) -> Result<Tok, LexError> {
+    fn hash_attr(&mut self, start: usize) -> Result<Tok<'a>, LexError> {
         if self.rest().starts_with("#[metadata]") {
             for _ in 0.."#[metadata]".len() {
                 self.bump();
             }
-            let rest = self.rest().to_owned();
+            let rest = self.rest();
             while self.bump().is_some() {}
             return Ok(Tok::Metadata(rest));
         }
@@ -463,7 +496,7 @@ impl Lexer<'_> {
     }
 }
 
-fn negate(tok: Tok) -> Tok {
+fn negate(tok: Tok<'_>) -> Tok<'_> {
     match tok {
         Tok::Int(v, bits, explicit) => Tok::Int(-v, bits, explicit),
         Tok::Float(v, bits) => Tok::Float(-v, bits),

@@ -3,6 +3,8 @@
 //! what was expected, and the source line with a caret; nothing panics.
 
 use rustc_hash::FxHashMap as HashMap;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::fmt;
 
 use ir_core::Node;
@@ -15,7 +17,7 @@ use super::expr::{
     Call, Clause, Constant, Expr, Function, GlobalVar, If, Let, Match, Op, RefCreate, RefRead,
     RefWrite, Span, Tuple, TupleGetItem, Var,
 };
-use super::lexer::{LexError, Tok, Token, lex};
+use super::lexer::{LexError, Lexer, Tok, Token};
 use super::module::RelayModule;
 use super::pattern::{Pattern, PatternConstructor, PatternTuple};
 use super::tensor::Tensor;
@@ -93,22 +95,73 @@ pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
 
 type PResult<T> = Result<T, ParseError>;
 
+/// The tokens not yet consumed, lexed on demand: the parser holds a few
+/// tokens of lookahead, never the whole token stream.
+struct Lookahead<'a> {
+    lexer: Lexer<'a>,
+    ahead: VecDeque<Token<'a>>,
+    /// The first lexical error, standing where its token would be.
+    error: Option<LexError>,
+}
+
+impl<'a> Lookahead<'a> {
+    /// The `n`-th token from here (`Eof` repeats at the end).
+    fn at(&mut self, n: usize) -> Token<'a> {
+        while self.ahead.len() <= n {
+            let last = self.ahead.back().copied();
+            let next = match last {
+                Some(t) if matches!(t.tok, Tok::Eof | Tok::Error) => t,
+                _ => self.lexer.next_token().unwrap_or_else(|e| {
+                    let t = Token {
+                        tok: Tok::Error,
+                        start: e.start,
+                        end: e.end,
+                        line: 0,
+                        col: 0,
+                    };
+                    self.error.get_or_insert(e);
+                    t
+                }),
+            };
+            self.ahead.push_back(next);
+        }
+        self.ahead[n]
+    }
+}
+
 struct Parser<'a> {
     src: &'a str,
-    toks: Vec<Token>,
-    pos: usize,
-    /// Variables in scope by name, the innermost binding last: a lookup
-    /// costs the same at any nesting depth.
-    bound: HashMap<String, Vec<Node<Var>>>,
-    /// The names each open scope bound, unbound when it closes.
-    scopes: Vec<Vec<String>>,
+    tokens: RefCell<Lookahead<'a>>,
+    /// The token consumed last (errors about a literal point back at it).
+    previous: Token<'a>,
+    /// Variables in scope by name: the index of the innermost binding in
+    /// `bindings`. A lookup costs the same at any nesting depth, and a
+    /// binding allocates nothing of its own.
+    bound: HashMap<&'a str, usize>,
+    /// Every binding made, with the binding of the same name it hides.
+    bindings: Vec<(Node<Var>, Option<usize>)>,
+    /// The names each open scope bound (where its bindings start), unbound
+    /// when it closes.
+    scopes: Vec<usize>,
+    /// Names of `bindings`, in order (parallel to it).
+    binding_names: Vec<&'a str>,
+    /// One operator node per name, shared by every call of it (operators
+    /// are compared by name, and sharing one costs nothing).
+    ops: HashMap<&'a str, Expr>,
+    /// One constant node per scalar literal (constants are not graph nodes:
+    /// sharing one is not observable).
+    scalars: HashMap<(u16, u64, u8), Expr>,
+    /// One node per tensor type written in the text.
+    tensor_types: HashMap<(Vec<Dim>, DType), Type>,
     /// `free_var` declarations: visible for the rest of the parse, below every scope.
-    free: HashMap<String, Node<Var>>,
+    free: HashMap<&'a str, Node<Var>>,
     graph: HashMap<u64, Expr>,
     meta: Vec<Tensor>,
     meta_nodes: HashMap<usize, Expr>,
     /// `meta[runtime.BoxInt][i]`: integer attribute values in TVM's metadata.
     meta_ints: Vec<i64>,
+    /// Whether the metadata section was looked for (at the first `meta[...]`).
+    meta_loaded: bool,
     /// The module's type definitions so far.
     type_defs: TypeDefs,
     /// Type parameters in scope (of enclosing functions and function
@@ -135,7 +188,7 @@ const KEYWORDS: [&str; 14] = [
     "False",
 ];
 
-fn binop(tok: &Tok) -> Option<(u8, &'static str)> {
+fn binop(tok: Tok<'_>) -> Option<(u8, &'static str)> {
     match tok {
         Tok::Punct("*") => Some((12, "multiply")),
         Tok::Punct("/") => Some((12, "divide")),
@@ -153,38 +206,53 @@ fn binop(tok: &Tok) -> Option<(u8, &'static str)> {
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> PResult<Self> {
-        let toks = lex(src).map_err(|e: LexError| make_error(src, e.start, e.end, e.message))?;
-        let mut p = Parser {
+        let eof = Token {
+            tok: Tok::Eof,
+            start: 0,
+            end: 0,
+            line: 1,
+            col: 1,
+        };
+        let p = Parser {
             src,
-            toks,
-            pos: 0,
+            tokens: RefCell::new(Lookahead {
+                lexer: Lexer::new(src),
+                ahead: VecDeque::new(),
+                error: None,
+            }),
+            previous: eof,
             bound: HashMap::default(),
+            bindings: Vec::new(),
             scopes: Vec::new(),
+            binding_names: Vec::new(),
+            ops: HashMap::default(),
+            scalars: HashMap::default(),
+            tensor_types: HashMap::default(),
             free: HashMap::default(),
             graph: HashMap::default(),
             meta: Vec::new(),
             meta_nodes: HashMap::default(),
             meta_ints: Vec::new(),
+            meta_loaded: false,
             type_defs: TypeDefs::new(),
             type_params: Vec::new(),
             defining: None,
         };
-        p.load_metadata()?;
         Ok(p)
     }
 
     // ---- token helpers ----
 
-    fn peek(&self) -> &Tok {
-        &self.toks[self.pos.min(self.toks.len() - 1)].tok
+    fn peek(&self) -> Tok<'a> {
+        self.tokens.borrow_mut().at(0).tok
     }
 
-    fn peek_at(&self, n: usize) -> &Tok {
-        &self.toks[(self.pos + n).min(self.toks.len() - 1)].tok
+    fn peek_at(&self, n: usize) -> Tok<'a> {
+        self.tokens.borrow_mut().at(n).tok
     }
 
-    fn token(&self) -> &Token {
-        &self.toks[self.pos.min(self.toks.len() - 1)]
+    fn token(&self) -> Token<'a> {
+        self.tokens.borrow_mut().at(0)
     }
 
     fn span(&self) -> Span {
@@ -195,17 +263,35 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn bump(&mut self) -> Tok {
-        let t = self.peek().clone();
-        if self.pos < self.toks.len() - 1 {
-            self.pos += 1;
+    fn bump(&mut self) -> Tok<'a> {
+        let t = self.token();
+        if !matches!(t.tok, Tok::Eof | Tok::Error) {
+            self.tokens.get_mut().ahead.pop_front();
+            self.previous = t;
         }
-        t
+        t.tok
     }
 
+    /// An error at the current token; a lexical error if the text cannot
+    /// be read there at all.
     fn error_here(&self, message: impl Into<String>) -> ParseError {
         let t = self.token();
+        if t.tok == Tok::Error
+            && let Some(e) = self.tokens.borrow().error.clone()
+        {
+            return make_error(self.src, e.start, e.end, e.message);
+        }
         make_error(self.src, t.start, t.end, message.into())
+    }
+
+    /// An error at the token consumed last.
+    fn error_at_previous(&self, message: impl Into<String>) -> ParseError {
+        make_error(
+            self.src,
+            self.previous.start,
+            self.previous.end,
+            message.into(),
+        )
     }
 
     fn expected(&self, what: &str) -> ParseError {
@@ -213,7 +299,7 @@ impl<'a> Parser<'a> {
     }
 
     fn eat(&mut self, p: &str) -> bool {
-        if matches!(self.peek(), Tok::Punct(q) if *q == p) {
+        if matches!(self.peek(), Tok::Punct(q) if q == p) {
             self.bump();
             true
         } else {
@@ -244,19 +330,39 @@ impl<'a> Parser<'a> {
 
     // ---- metadata ----
 
+    /// Reads the metadata section, at the first `meta[...]`: the lexer
+    /// looks ahead for it once (text without metadata references never
+    /// pays for that).
     fn load_metadata(&mut self) -> PResult<()> {
-        let Some(index) = self
-            .toks
-            .iter()
-            .position(|t| matches!(t.tok, Tok::Metadata(_)))
-        else {
+        if std::mem::replace(&mut self.meta_loaded, true) {
             return Ok(());
+        }
+        let found = {
+            let tokens = self.tokens.borrow();
+            let buffered = tokens.ahead.iter().copied().find(|t| matches!(t.tok, Tok::Metadata(_)));
+            match buffered {
+                Some(t) => Some(t),
+                None => {
+                    let mut scan = tokens.lexer.clone();
+                    loop {
+                        match scan.next_token() {
+                            Ok(t) if matches!(t.tok, Tok::Metadata(_)) => break Some(t),
+                            Ok(t) if t.tok == Tok::Eof => break None,
+                            Ok(_) => {}
+                            // The parser reports it when it gets there.
+                            Err(_) => break None,
+                        }
+                    }
+                }
+            }
         };
-        let (Tok::Metadata(text), start, end) = (
-            &self.toks[index].tok,
-            self.toks[index].start,
-            self.toks[index].end,
-        ) else {
+        let Some(Token {
+            tok: Tok::Metadata(text),
+            start,
+            end,
+            ..
+        }) = found
+        else {
             return Ok(());
         };
         let err = |m: String| make_error(self.src, start, end, m);
@@ -343,7 +449,7 @@ impl<'a> Parser<'a> {
             self.bump();
             self.graph.clear();
             let f = self.function_rest(self.span())?;
-            if module.add_function(name.clone(), f).is_err() {
+            if module.add_function(name, f).is_err() {
                 return Err(make_error(
                     self.src,
                     at.start,
@@ -368,14 +474,14 @@ impl<'a> Parser<'a> {
         let Tok::Ident(name) = self.peek().clone() else {
             return Err(self.expected("a type name such as `List`"));
         };
-        if KEYWORDS.contains(&name.as_str()) {
+        if KEYWORDS.contains(&name) {
             return Err(self.expected("a type name such as `List`"));
         }
         self.bump();
         let params = self.type_param_list()?;
         let outer = self.type_params.len();
         self.type_params.extend(params.iter().cloned());
-        self.defining = Some((name.clone(), params.len()));
+        self.defining = Some((name.to_owned(), params.len()));
         let constructors = self.constructor_defs();
         self.defining = None;
         self.type_params.truncate(outer);
@@ -390,7 +496,7 @@ impl<'a> Parser<'a> {
         }
         self.type_defs
             .insert(TypeData {
-                name,
+                name: name.to_owned(),
                 params,
                 constructors,
                 external,
@@ -419,7 +525,10 @@ impl<'a> Parser<'a> {
                     }
                 }
             }
-            constructors.push(ConstructorDef { name, inputs });
+            constructors.push(ConstructorDef {
+                name: name.to_owned(),
+                inputs,
+            });
             if !self.eat(",") {
                 self.expect("}")?;
                 break;
@@ -437,7 +546,7 @@ impl<'a> Parser<'a> {
                     return Err(self.expected("a type parameter name"));
                 };
                 self.bump();
-                params.push(name);
+                params.push(name.to_owned());
                 if !self.eat(",") {
                     self.expect("]")?;
                     break;
@@ -474,42 +583,44 @@ impl<'a> Parser<'a> {
     // ---- sequences and scopes ----
 
     fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        self.scopes.push(Vec::new());
+        self.scopes.push(self.bindings.len());
         let r = f(self);
-        for name in self.scopes.pop().unwrap_or_default() {
-            if let Some(vars) = self.bound.get_mut(&name) {
-                vars.pop();
-                if vars.is_empty() {
-                    self.bound.remove(&name);
-                }
-            }
+        let start = self.scopes.pop().unwrap_or(0);
+        // Unbind in reverse, each name back to what it hid.
+        while self.bindings.len() > start {
+            let (Some((_, hidden)), Some(name)) = (self.bindings.pop(), self.binding_names.pop())
+            else {
+                break;
+            };
+            match hidden {
+                Some(outer) => self.bound.insert(name, outer),
+                None => self.bound.remove(name),
+            };
         }
         r
     }
 
     fn lookup(&self, name: &str) -> Option<Node<Var>> {
-        self.bound
-            .get(name)
-            .and_then(|vars| vars.last())
-            .or_else(|| self.free.get(name))
-            .cloned()
-    }
-
-    fn bind(&mut self, v: &Node<Var>) {
-        match self.scopes.last_mut() {
-            Some(names) => {
-                names.push(v.name.clone());
-                self.bound
-                    .entry(v.name.clone())
-                    .or_default()
-                    .push(v.clone());
-            }
-            None => self.declare_free(v),
+        match self.bound.get(name) {
+            Some(&i) => Some(self.bindings[i].0.clone()),
+            None => self.free.get(name).cloned(),
         }
     }
 
-    fn declare_free(&mut self, v: &Node<Var>) {
-        self.free.insert(v.name.clone(), v.clone());
+    /// Binds `name` to `v` in the innermost scope (as a free variable
+    /// outside every scope).
+    fn bind(&mut self, name: &'a str, v: &Node<Var>) {
+        if self.scopes.is_empty() {
+            return self.declare_free(name, v);
+        }
+        let index = self.bindings.len();
+        let hidden = self.bound.insert(name, index);
+        self.bindings.push((v.clone(), hidden));
+        self.binding_names.push(name);
+    }
+
+    fn declare_free(&mut self, name: &'a str, v: &Node<Var>) {
+        self.free.insert(name, v.clone());
     }
 
     /// An expression sequence, in its own scope; the lets are chained from
@@ -520,18 +631,18 @@ impl<'a> Parser<'a> {
             let last = loop {
                 let span = p.span();
                 if p.eat_keyword("let") {
-                    let var = p.var_def()?;
+                    let (name, var) = p.var_def()?;
                     p.expect("=")?;
-                    p.bind(&var);
+                    p.bind(name, &var);
                     let value = p.binop_expr()?;
                     p.expect(";")?;
                     lets.push((var, value, span));
                     continue;
                 }
                 if p.eat_keyword("free_var") {
-                    let var = p.var_def()?;
+                    let (name, var) = p.var_def()?;
                     p.expect(";")?;
-                    p.declare_free(&var);
+                    p.declare_free(name, &var);
                     continue;
                 }
                 if let (Tok::Graph(n), Tok::Punct("=")) = (p.peek().clone(), p.peek_at(1).clone()) {
@@ -572,9 +683,10 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn var_def(&mut self) -> PResult<Node<Var>> {
+    /// `%x` or `%x: T`: the name as written, and the variable.
+    fn var_def(&mut self) -> PResult<(&'a str, Node<Var>)> {
         let span = self.span();
-        let Tok::Local(name) = self.peek().clone() else {
+        let Tok::Local(name) = self.peek() else {
             return Err(self.expected("a variable such as `%x`"));
         };
         self.bump();
@@ -585,12 +697,15 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
-        Ok(Node::new(Var {
+        Ok((
             name,
-            annotation,
-            ext: ir_core::Rare::none(),
-            span,
-        }))
+            Node::new(Var {
+                name: name.to_owned(),
+                annotation,
+                ext: ir_core::Rare::none(),
+                span,
+            }),
+        ))
     }
 
     // ---- expressions ----
@@ -611,11 +726,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let rhs = self.binop_from(prec + 1)?;
                 lhs = Call {
-                    op: Op {
-                        name: op.into(),
-                        span,
-                    }
-                    .into(),
+                    op: self.op_node(op, span),
                     args: vec![lhs, rhs],
                     attrs: Attrs::new(),
                     span,
@@ -645,7 +756,7 @@ impl<'a> Parser<'a> {
 
     /// At `name=` or `dotted.name=` (`relay.reshape_only=1`).
     fn at_attr(&self) -> bool {
-        if !matches!(self.peek(), Tok::Ident(s) if !KEYWORDS.contains(&s.as_str())) {
+        if !matches!(self.peek(), Tok::Ident(s) if !KEYWORDS.contains(&s)) {
             return false;
         }
         let mut k = 1;
@@ -682,15 +793,16 @@ impl<'a> Parser<'a> {
     }
 
     fn attr(&mut self) -> PResult<(String, AttrValue)> {
-        let Tok::Ident(mut name) = self.bump() else {
+        let Tok::Ident(first) = self.bump() else {
             return Err(self.expected("an attribute name"));
         };
+        let mut name = first.to_owned();
         while self.eat(".") {
             let Tok::Ident(part) = self.bump() else {
                 return Err(self.expected("an attribute name"));
             };
             name.push('.');
-            name.push_str(&part);
+            name.push_str(part);
         }
         self.expect("=")?;
         Ok((name, self.attr_value()?))
@@ -711,7 +823,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Str(s) => {
                     self.bump();
-                    AttrValue::Str(s)
+                    AttrValue::Str(s.to_owned())
                 }
                 Tok::Ident(s) if s == "True" || s == "False" => {
                     self.bump();
@@ -740,6 +852,7 @@ impl<'a> Parser<'a> {
                     v
                 }
                 Tok::Meta(key, index) if key == "runtime.BoxInt" => {
+                    self.load_metadata()?;
                     let Some(&v) = self.meta_ints.get(index) else {
                         return Err(self.error_here(format!(
                             "meta[runtime.BoxInt][{index}] is out of range: the metadata has {}",
@@ -780,6 +893,29 @@ impl<'a> Parser<'a> {
         Constant { data, span }.into()
     }
 
+    /// The constant of a scalar literal, one node per distinct literal
+    /// (`kind` tells apart literals of equal bits: int, float, bool).
+    fn scalar(&mut self, key: (u16, u64, u8), span: Span, data: impl FnOnce() -> Tensor) -> Expr {
+        self.scalars
+            .entry(key)
+            .or_insert_with(|| Constant { data: data(), span }.into())
+            .clone()
+    }
+
+    /// The operator node named `name`, one per name.
+    fn op_node(&mut self, name: &'a str, span: Span) -> Expr {
+        self.ops
+            .entry(name)
+            .or_insert_with(|| {
+                Op {
+                    name: name.to_owned(),
+                    span,
+                }
+                .into()
+            })
+            .clone()
+    }
+
     fn atom_base(&mut self) -> PResult<Expr> {
         let span = self.span();
         match self.peek().clone() {
@@ -797,23 +933,25 @@ impl<'a> Parser<'a> {
                     _ => i32::try_from(v).map(Tensor::scalar_i32).ok(),
                 };
                 let Some(data) = data else {
-                    self.pos -= 1;
-                    return Err(self.error_here(format!("{v} does not fit in int{bits}")));
+                    return Err(self.error_at_previous(format!("{v} does not fit in int{bits}")));
                 };
-                Ok(self.constant(data, span))
+                let width = data.dtype().bits;
+                Ok(self.scalar((width, v as u64, 0), span, || data))
             }
             Tok::Float(v, bits) => {
                 self.bump();
-                let data = match bits {
+                Ok(self.scalar((bits, v.to_bits(), 1), span, || match bits {
                     64 => Tensor::F64(ndarray::arr0(v).into_dyn()),
                     16 => Tensor::F16(ndarray::arr0(half::f16::from_f64(v)).into_dyn()),
                     _ => Tensor::scalar_f32(v as f32),
-                };
-                Ok(self.constant(data, span))
+                }))
             }
             Tok::Ident(s) if s == "True" || s == "False" => {
                 self.bump();
-                Ok(self.constant(Tensor::scalar_bool(s == "True"), span))
+                let truth = s == "True";
+                Ok(self.scalar((1, u64::from(truth), 2), span, || {
+                    Tensor::scalar_bool(truth)
+                }))
             }
             Tok::Local(name) => {
                 let Some(var) = self.lookup(&name) else {
@@ -833,9 +971,14 @@ impl<'a> Parser<'a> {
             }
             Tok::Global(name) => {
                 self.bump();
-                Ok(GlobalVar { name, span }.into())
+                Ok(GlobalVar {
+                    name: name.to_owned(),
+                    span,
+                }
+                .into())
             }
             Tok::Meta(key, index) => {
+                self.load_metadata()?;
                 if key != "relay.Constant" {
                     return Err(self.error_here(format!(
                         "unknown metadata key `{key}`: expected relay.Constant"
@@ -883,7 +1026,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.expect("(")?;
                 let first = self.seq()?;
-                let e = match s.as_str() {
+                let e = match s {
                     "ref" => RefCreate { value: first, span }.into(),
                     "ref_read" => RefRead {
                         reference: first,
@@ -922,19 +1065,28 @@ impl<'a> Parser<'a> {
                 }
                 Ok(c.into())
             }
-            Tok::Ident(s) if !KEYWORDS.contains(&s.as_str()) && s != "_" => {
+            Tok::Ident(s) if !KEYWORDS.contains(&s) && s != "_" => {
+                let first = self.token();
                 self.bump();
-                let mut name = s;
+                // `nn.relu`: the name runs over the dots; written without
+                // spaces (as always) it is the source text itself.
+                let (mut end, mut adjacent) = (first.end, true);
                 while matches!(self.peek(), Tok::Punct("."))
                     && matches!(self.peek_at(1), Tok::Ident(_))
                 {
+                    let dot = self.token();
                     self.bump();
-                    if let Tok::Ident(part) = self.bump() {
-                        name.push('.');
-                        name.push_str(&part);
-                    }
+                    let part = self.token();
+                    self.bump();
+                    adjacent &= dot.start == end && part.start == dot.end;
+                    end = part.end;
                 }
-                Ok(Op { name, span }.into())
+                let text = &self.src[first.start..end];
+                if !adjacent {
+                    let name: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+                    return Ok(Op { name, span }.into());
+                }
+                Ok(self.op_node(text, span))
             }
             Tok::Punct("(") => {
                 self.bump();
@@ -1010,8 +1162,8 @@ impl<'a> Parser<'a> {
                 Ok(Pattern::wildcard())
             }
             Tok::Local(_) => {
-                let var = self.var_def()?;
-                self.bind(&var);
+                let (name, var) = self.var_def()?;
+                self.bind(name, &var);
                 Ok(Pattern::var(var))
             }
             Tok::Punct("(") => {
@@ -1093,8 +1245,8 @@ impl<'a> Parser<'a> {
                     let (k, v) = p.attr()?;
                     attrs.insert(k, v);
                 } else if attrs.is_empty() {
-                    let v = p.var_def()?;
-                    p.bind(&v);
+                    let (name, v) = p.var_def()?;
+                    p.bind(name, &v);
                     params.push(v);
                 } else {
                     return Err(p.expected(
@@ -1130,7 +1282,7 @@ impl<'a> Parser<'a> {
                 let mut shape = Vec::new();
                 while !self.eat(")") {
                     let dim = match self.peek() {
-                        Tok::Int(n, ..) => match i64::try_from(*n) {
+                        Tok::Int(n, ..) => match i64::try_from(n) {
                             Ok(n) if n >= 0 => Dim::Known(n),
                             _ => {
                                 return Err(
@@ -1155,7 +1307,11 @@ impl<'a> Parser<'a> {
                 self.expect(",")?;
                 let dtype = self.dtype()?;
                 self.expect("]")?;
-                Ok(Type::tensor(shape, dtype))
+                Ok(self
+                    .tensor_types
+                    .entry((shape, dtype))
+                    .or_insert_with_key(|(shape, dtype)| Type::tensor(shape.clone(), *dtype))
+                    .clone())
             }
             Tok::Ident(s) if s == "_" => {
                 self.bump();
@@ -1201,8 +1357,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 if args.len() != arity {
-                    self.pos -= 1;
-                    return Err(self.error_here(format!(
+                    return Err(self.error_at_previous(format!(
                         "`{s}` takes {arity} type arguments, given {}",
                         args.len()
                     )));

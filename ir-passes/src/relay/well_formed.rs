@@ -46,7 +46,7 @@ impl ExprVisitor for Definitions {
 /// // Well-formed but ill-typed: TVM's parser accepts it too.
 /// let m = parse_module("#[version = \"0.0.5\"]\ndef @main() { add(1f, 1) }").unwrap();
 /// assert!(well_formed(&m).is_ok());
-/// assert!(verify(&m).unwrap_err().contains("dtype"));
+/// assert!(verify(&m).unwrap_err().contains("operand types differ: float32 and int32"));
 /// ```
 pub fn well_formed(module: &RelayModule) -> Result<(), String> {
     let mut problems = Vec::new();

@@ -1,0 +1,147 @@
+//! The text format's targets (issue 11), each timed on its own: parse and
+//! print throughput on a 100,000-binding program (TVM's flat anchor shape,
+//! `%v(i) = add(%v(i-1), 1f)` with annotations), the parser's peak memory
+//! per level of a deep let chain, printing a 10,000,000-deep let chain, and
+//! dropping it. `cargo bench --bench relay_text [-- N]`; `cargo xtask bench`
+//! runs it and prints the table.
+
+mod support;
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use ir_passes::relay::*;
+use irkit::Node;
+use support::{header, peak_bytes, quick, row, verdict};
+
+const TABLE: &str = "Relay text format (issue 11)";
+
+/// `def @main(%x) { let %v0: T = add(%x, 1f); ...; %v(n-1) }`.
+fn flat_program(n: usize) -> String {
+    let mut text = String::with_capacity(n * 48);
+    text.push_str("#[version = \"0.0.5\"]\n");
+    text.push_str("def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n");
+    for i in 0..n {
+        let prev = if i == 0 {
+            "%x".to_owned()
+        } else {
+            format!("%v{}", i - 1)
+        };
+        text.push_str(&format!(
+            "  let %v{i}: Tensor[(4), float32] = add({prev}, 1f);\n"
+        ));
+    }
+    text.push_str(&format!("  %v{}\n}}\n", n - 1));
+    text
+}
+
+/// A let chain of `n` bindings built with the API, as in `benches/depth.rs`.
+fn let_chain(n: usize) -> Expr {
+    let x = Expr::var("x", None);
+    let (add, one) = (Expr::op("add"), Expr::constant(Tensor::scalar_f32(1.0)));
+    let vars: Vec<Node<Var>> = (0..n).map(|i| Expr::var(&format!("v{i}"), None)).collect();
+    let mut e: Expr = vars[n - 1].clone().into();
+    for i in (0..n).rev() {
+        let prev: Expr = if i == 0 {
+            x.clone().into()
+        } else {
+            vars[i - 1].clone().into()
+        };
+        e = Expr::let_(vars[i].clone(), Expr::call(add.clone(), vec![prev, one.clone()]), e);
+    }
+    e
+}
+
+/// The best of `runs` timings of `f`, in seconds.
+fn best(runs: usize, mut f: impl FnMut()) -> f64 {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let flat_n = 100_000;
+    let deep_n: usize = args
+        .first()
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(if quick() { 1_000_000 } else { 10_000_000 });
+    header(TABLE, &["operation", "input", "measured", "target", "verdict"]);
+
+    let source = flat_program(flat_n);
+    let mb = source.len() as f64 / 1e6;
+    let module = parse_module(&source).expect("the flat program parses");
+    let parse = best(5, || drop(black_box(parse_module(black_box(&source)))));
+    let mut printed = String::new();
+    let print = best(5, || printed = print_module(black_box(&module)));
+    assert_eq!(printed, source);
+    for (op, secs) in [("parse", parse), ("print", print)] {
+        let rate = mb / secs;
+        row(
+            TABLE,
+            &[
+                op.into(),
+                format!("{flat_n} bindings, {mb:.1} MB"),
+                format!("{rate:.0} MB/s"),
+                ">= 100 MB/s".into(),
+                verdict(rate >= 100.0),
+            ],
+        );
+    }
+    drop(module);
+
+    // The parser's memory on a deep chain: the most it holds at once, per level.
+    let parse_n = deep_n.min(2_000_000);
+    let text = print_expr(&let_chain(parse_n));
+    let (parsed, peak) = peak_bytes(|| parse_expr(&text).expect("parses"));
+    drop(parsed);
+    let per_level = peak as f64 / parse_n as f64;
+    row(
+        TABLE,
+        &[
+            "parse a deep let chain: peak memory".into(),
+            format!("{parse_n} levels"),
+            format!("{per_level:.0} B/level"),
+            "<= 200 B/level".into(),
+            verdict(per_level <= 200.0),
+        ],
+    );
+    drop(text);
+
+    let chain = let_chain(deep_n);
+    let t = Instant::now();
+    let text = print_expr(&chain);
+    let print_ns = t.elapsed().as_secs_f64() * 1e9 / deep_n as f64;
+    assert!(text.len() > deep_n);
+    drop(text);
+    row(
+        TABLE,
+        &[
+            "print a let chain".into(),
+            format!("{deep_n} levels"),
+            format!("{print_ns:.0} ns/level"),
+            "<= 500 ns/level".into(),
+            verdict(print_ns <= 500.0),
+        ],
+    );
+    let t = Instant::now();
+    drop(chain);
+    let drop_ns = t.elapsed().as_secs_f64() * 1e9 / deep_n as f64;
+    row(
+        TABLE,
+        &[
+            "drop a let chain".into(),
+            format!("{deep_n} levels"),
+            format!("{drop_ns:.0} ns/level"),
+            "<= 60 ns/level".into(),
+            verdict(drop_ns <= 60.0),
+        ],
+    );
+}
