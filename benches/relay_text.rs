@@ -47,7 +47,11 @@ fn let_chain(n: usize) -> Expr {
         } else {
             vars[i - 1].clone().into()
         };
-        e = Expr::let_(vars[i].clone(), Expr::call(add.clone(), vec![prev, one.clone()]), e);
+        e = Expr::let_(
+            vars[i].clone(),
+            Expr::call(add.clone(), vec![prev, one.clone()]),
+            e,
+        );
     }
     e
 }
@@ -73,9 +77,23 @@ fn main() {
         .first()
         .and_then(|a| a.parse().ok())
         .unwrap_or(if quick() { 1_000_000 } else { 10_000_000 });
-    header(TABLE, &["operation", "input", "measured", "target", "verdict"]);
+    header(
+        TABLE,
+        &["operation", "input", "measured", "target", "verdict"],
+    );
 
     let source = flat_program(flat_n);
+    // `IRKIT_TEXT_PROFILE=parse|print`: only that, many times, for a profiler.
+    if let Ok(op) = std::env::var("IRKIT_TEXT_PROFILE") {
+        let module = parse_module(&source).expect("the flat program parses");
+        for _ in 0..30 {
+            match op.as_str() {
+                "parse" => drop(black_box(parse_module(black_box(&source)))),
+                _ => drop(black_box(print_module(black_box(&module)))),
+            }
+        }
+        return;
+    }
     let mb = source.len() as f64 / 1e6;
     let module = parse_module(&source).expect("the flat program parses");
     let parse = best(5, || drop(black_box(parse_module(black_box(&source)))));

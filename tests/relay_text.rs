@@ -304,3 +304,19 @@ fn negative_dimensions_are_rejected() {
     assert_eq!((e.line, e.col), (2, 26));
     assert_eq!(e.message, "a dimension must be a non-negative integer");
 }
+
+/// A graph binding (`%0 = ...;`) is in scope in the block that makes it,
+/// as a let is: used outside that block it is an error, not a program whose
+/// variables are unbound (found by the `relay_passes` fuzz target).
+#[test]
+fn graph_bindings_are_scoped_like_lets() {
+    let text = "#[version = \"0.0.5\"]\ndef @main(%p: float32) {\n  %1 = fn (%d: float32) {\n    %0 = negative(%d);\n    add(%0, 1f)\n  };\n  %0(%p)\n}\n";
+    let err = parse_module(text).unwrap_err().to_string();
+    assert!(
+        err.contains("7:3: graph variable `%0` is not defined here"),
+        "{err}"
+    );
+    // Inside the block, and in blocks nested in it, it is in scope.
+    let ok = "#[version = \"0.0.5\"]\ndef @main(%p: float32) {\n  %0 = negative(%p);\n  %1 = fn (%d: float32) {\n    add(%0, %d)\n  };\n  %1(%0)\n}\n";
+    assert!(parse_module(ok).is_ok());
+}

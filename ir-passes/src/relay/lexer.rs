@@ -82,7 +82,6 @@ pub struct LexError {
     pub message: String,
 }
 
-const PUNCT2: [&str; 6] = ["->", "=>", "<=", ">=", "==", "!="];
 const PUNCT1: [&str; 20] = [
     "(", ")", "{", "}", "[", "]", ",", ";", ":", ".", "=", "+", "-", "*", "/", "<", ">", "!", "?",
     "@",
@@ -326,18 +325,10 @@ impl<'a> Lexer<'a> {
             }
             return Ok(Tok::Ident(name));
         }
-        for p in PUNCT2 {
-            if self.rest().starts_with(p) {
-                self.bump();
-                self.bump();
-                return Ok(Tok::Punct(p));
-            }
-        }
-        for p in PUNCT1 {
-            if self.rest().starts_with(p) {
-                self.bump();
-                return Ok(Tok::Punct(p));
-            }
+        if let Some(p) = punct(self.rest().as_bytes()) {
+            self.pos += p.len();
+            self.col += p.len() as u32;
+            return Ok(Tok::Punct(p));
         }
         self.bump();
         Err(self.error(start, format!("unexpected character `{c}`")))
@@ -496,6 +487,23 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// The punctuation `rest` starts with: two characters before one.
+fn punct(rest: &[u8]) -> Option<&'static str> {
+    let two = match rest {
+        [b'-', b'>', ..] => Some("->"),
+        [b'=', b'>', ..] => Some("=>"),
+        [b'<', b'=', ..] => Some("<="),
+        [b'>', b'=', ..] => Some(">="),
+        [b'=', b'=', ..] => Some("=="),
+        [b'!', b'=', ..] => Some("!="),
+        _ => None,
+    };
+    two.or_else(|| {
+        let c = *rest.first()?;
+        PUNCT1.iter().copied().find(|p| p.as_bytes()[0] == c)
+    })
+}
+
 fn negate(tok: Tok<'_>) -> Tok<'_> {
     match tok {
         Tok::Int(v, bits, explicit) => Tok::Int(-v, bits, explicit),
@@ -518,7 +526,7 @@ fn infinity_bits(name: &str) -> Option<u16> {
 mod tests {
     use super::*;
 
-    fn toks(s: &str) -> Vec<Tok> {
+    fn toks(s: &str) -> Vec<Tok<'_>> {
         lex(s).unwrap().into_iter().map(|t| t.tok).collect()
     }
 
@@ -527,12 +535,12 @@ mod tests {
         assert_eq!(
             toks("%x_0 %12 @main nn.relu"),
             vec![
-                Tok::Local("x_0".into()),
+                Tok::Local("x_0"),
                 Tok::Graph(12),
-                Tok::Global("main".into()),
-                Tok::Ident("nn".into()),
+                Tok::Global("main"),
+                Tok::Ident("nn"),
                 Tok::Punct("."),
-                Tok::Ident("relu".into()),
+                Tok::Ident("relu"),
                 Tok::Eof
             ]
         );
@@ -563,20 +571,16 @@ mod tests {
         );
         assert_eq!(
             toks("/* a /* b */ c */ x // y\n z")[..2],
-            [Tok::Ident("x".into()), Tok::Ident("z".into())]
+            [Tok::Ident("x"), Tok::Ident("z")]
         );
-        assert_eq!(toks("a/b")[0], Tok::Ident("a/b".into()));
+        assert_eq!(toks("a/b")[0], Tok::Ident("a/b"));
         assert_eq!(
             toks("meta[relay.Constant][3]")[0],
-            Tok::Meta("relay.Constant".into(), 3)
+            Tok::Meta("relay.Constant", 3)
         );
         assert_eq!(
             toks("%t.0")[..3],
-            [
-                Tok::Local("t".into()),
-                Tok::Punct("."),
-                Tok::Int(0, 32, false)
-            ]
+            [Tok::Local("t"), Tok::Punct("."), Tok::Int(0, 32, false)]
         );
         assert_eq!(toks("%n-1")[1], Tok::Int(-1, 32, false));
     }

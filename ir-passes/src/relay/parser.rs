@@ -100,37 +100,57 @@ type PResult<T> = Result<T, ParseError>;
 struct Lookahead<'a> {
     lexer: Lexer<'a>,
     ahead: VecDeque<Token<'a>>,
+    /// `Eof`, or the token standing for a lexical error: it repeats.
+    end: Option<Token<'a>>,
     /// The first lexical error, standing where its token would be.
     error: Option<LexError>,
 }
 
 impl<'a> Lookahead<'a> {
+    /// Takes the next token.
+    fn next(&mut self) -> Token<'a> {
+        match self.ahead.pop_front() {
+            Some(t) => t,
+            None => self.lex(),
+        }
+    }
+
     /// The `n`-th token from here (`Eof` repeats at the end).
     fn at(&mut self, n: usize) -> Token<'a> {
         while self.ahead.len() <= n {
-            let last = self.ahead.back().copied();
-            let next = match last {
-                Some(t) if matches!(t.tok, Tok::Eof | Tok::Error) => t,
-                _ => self.lexer.next_token().unwrap_or_else(|e| {
-                    let t = Token {
-                        tok: Tok::Error,
-                        start: e.start,
-                        end: e.end,
-                        line: 0,
-                        col: 0,
-                    };
-                    self.error.get_or_insert(e);
-                    t
-                }),
-            };
-            self.ahead.push_back(next);
+            let t = self.lex();
+            self.ahead.push_back(t);
         }
         self.ahead[n]
+    }
+
+    fn lex(&mut self) -> Token<'a> {
+        if let Some(end) = self.end {
+            return end;
+        }
+        let t = self.lexer.next_token().unwrap_or_else(|e| {
+            let t = Token {
+                tok: Tok::Error,
+                start: e.start,
+                end: e.end,
+                line: 0,
+                col: 0,
+            };
+            self.error.get_or_insert(e);
+            t
+        });
+        if matches!(t.tok, Tok::Eof | Tok::Error) {
+            self.end = Some(t);
+        }
+        t
     }
 }
 
 struct Parser<'a> {
     src: &'a str,
+    /// The current token: what nearly every step looks at.
+    current: Token<'a>,
+    /// The tokens after it, lexed when looked at.
     tokens: RefCell<Lookahead<'a>>,
     /// The token consumed last (errors about a literal point back at it).
     previous: Token<'a>,
@@ -155,7 +175,11 @@ struct Parser<'a> {
     tensor_types: HashMap<(Vec<Dim>, DType), Type>,
     /// `free_var` declarations: visible for the rest of the parse, below every scope.
     free: HashMap<&'a str, Node<Var>>,
+    /// Graph bindings (`%0 = ...;`) in scope; like lets, they end with the
+    /// sequence that makes them.
     graph: HashMap<u64, Expr>,
+    /// The graph bindings made, with what each hid, to undo at scope end.
+    graph_log: Vec<(u64, Option<Expr>)>,
     meta: Vec<Tensor>,
     meta_nodes: HashMap<usize, Expr>,
     /// `meta[runtime.BoxInt][i]`: integer attribute values in TVM's metadata.
@@ -171,22 +195,26 @@ struct Parser<'a> {
     defining: Option<(String, usize)>,
 }
 
-const KEYWORDS: [&str; 14] = [
-    "let",
-    "fn",
-    "def",
-    "if",
-    "else",
-    "type",
-    "match",
-    "extern",
-    "free_var",
-    "ref",
-    "ref_read",
-    "ref_write",
-    "True",
-    "False",
-];
+/// Whether `s` is a keyword (a name that is not an operator or attribute).
+fn is_keyword_name(s: &str) -> bool {
+    matches!(
+        s,
+        "let"
+            | "fn"
+            | "def"
+            | "if"
+            | "else"
+            | "type"
+            | "match"
+            | "extern"
+            | "free_var"
+            | "ref"
+            | "ref_read"
+            | "ref_write"
+            | "True"
+            | "False"
+    )
+}
 
 fn binop(tok: Tok<'_>) -> Option<(u8, &'static str)> {
     match tok {
@@ -213,11 +241,13 @@ impl<'a> Parser<'a> {
             line: 1,
             col: 1,
         };
-        let p = Parser {
+        let mut p = Parser {
             src,
+            current: eof,
             tokens: RefCell::new(Lookahead {
                 lexer: Lexer::new(src),
                 ahead: VecDeque::new(),
+                end: None,
                 error: None,
             }),
             previous: eof,
@@ -230,6 +260,7 @@ impl<'a> Parser<'a> {
             tensor_types: HashMap::default(),
             free: HashMap::default(),
             graph: HashMap::default(),
+            graph_log: Vec::new(),
             meta: Vec::new(),
             meta_nodes: HashMap::default(),
             meta_ints: Vec::new(),
@@ -238,21 +269,25 @@ impl<'a> Parser<'a> {
             type_params: Vec::new(),
             defining: None,
         };
+        p.current = p.tokens.get_mut().next();
         Ok(p)
     }
 
     // ---- token helpers ----
 
     fn peek(&self) -> Tok<'a> {
-        self.tokens.borrow_mut().at(0).tok
+        self.current.tok
     }
 
     fn peek_at(&self, n: usize) -> Tok<'a> {
-        self.tokens.borrow_mut().at(n).tok
+        match n {
+            0 => self.current.tok,
+            _ => self.tokens.borrow_mut().at(n - 1).tok,
+        }
     }
 
     fn token(&self) -> Token<'a> {
-        self.tokens.borrow_mut().at(0)
+        self.current
     }
 
     fn span(&self) -> Span {
@@ -264,9 +299,9 @@ impl<'a> Parser<'a> {
     }
 
     fn bump(&mut self) -> Tok<'a> {
-        let t = self.token();
+        let t = self.current;
         if !matches!(t.tok, Tok::Eof | Tok::Error) {
-            self.tokens.get_mut().ahead.pop_front();
+            self.current = self.tokens.get_mut().next();
             self.previous = t;
         }
         t.tok
@@ -299,7 +334,7 @@ impl<'a> Parser<'a> {
     }
 
     fn eat(&mut self, p: &str) -> bool {
-        if matches!(self.peek(), Tok::Punct(q) if q == p) {
+        if matches!(self.peek(), Tok::Punct(q) if q.as_bytes() == p.as_bytes()) {
             self.bump();
             true
         } else {
@@ -339,7 +374,11 @@ impl<'a> Parser<'a> {
         }
         let found = {
             let tokens = self.tokens.borrow();
-            let buffered = tokens.ahead.iter().copied().find(|t| matches!(t.tok, Tok::Metadata(_)));
+            let buffered = tokens
+                .ahead
+                .iter()
+                .copied()
+                .find(|t| matches!(t.tok, Tok::Metadata(_)));
             match buffered {
                 Some(t) => Some(t),
                 None => {
@@ -415,8 +454,8 @@ impl<'a> Parser<'a> {
     // ---- entry points ----
 
     fn parse_module(&mut self) -> PResult<RelayModule> {
-        match self.peek().clone() {
-            Tok::Version(v) if v == "0.0.5" => {
+        match self.peek() {
+            Tok::Version("0.0.5") => {
                 self.bump();
             }
             Tok::Version(v) => {
@@ -442,10 +481,10 @@ impl<'a> Parser<'a> {
             if !self.eat_keyword("def") {
                 break;
             }
-            let Tok::Global(name) = self.peek().clone() else {
+            let Tok::Global(name) = self.peek() else {
                 return Err(self.expected("a global name such as `@main`"));
             };
-            let at = self.token().clone();
+            let at = self.token();
             self.bump();
             self.graph.clear();
             let f = self.function_rest(self.span())?;
@@ -469,12 +508,12 @@ impl<'a> Parser<'a> {
     /// itself in its constructors' fields. Without braces it has no
     /// constructors; `extern type T[A]` (`external`) must have none.
     fn type_def(&mut self, external: bool) -> PResult<()> {
-        let at = self.token().clone();
+        let at = self.token();
         self.bump();
-        let Tok::Ident(name) = self.peek().clone() else {
+        let Tok::Ident(name) = self.peek() else {
             return Err(self.expected("a type name such as `List`"));
         };
-        if KEYWORDS.contains(&name) {
+        if is_keyword_name(name) {
             return Err(self.expected("a type name such as `List`"));
         }
         self.bump();
@@ -511,7 +550,7 @@ impl<'a> Parser<'a> {
             return Ok(constructors);
         }
         while !self.eat("}") {
-            let Tok::Ident(name) = self.peek().clone() else {
+            let Tok::Ident(name) = self.peek() else {
                 return Err(self.expected("a constructor such as `Nil` or `Cons(A, List[A])`"));
             };
             self.bump();
@@ -542,7 +581,7 @@ impl<'a> Parser<'a> {
         let mut params = Vec::new();
         if self.eat("[") {
             while !self.eat("]") {
-                let Tok::Ident(name) = self.peek().clone() else {
+                let Tok::Ident(name) = self.peek() else {
                     return Err(self.expected("a type parameter name"));
                 };
                 self.bump();
@@ -557,7 +596,7 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_expr_text(&mut self) -> PResult<Expr> {
-        if let Tok::Version(v) = self.peek().clone() {
+        if let Tok::Version(v) = self.peek() {
             if v != "0.0.5" {
                 return Err(
                     self.error_here(format!("unsupported version \"{v}\": expected \"0.0.5\""))
@@ -584,7 +623,17 @@ impl<'a> Parser<'a> {
 
     fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         self.scopes.push(self.bindings.len());
+        let graph_start = self.graph_log.len();
         let r = f(self);
+        while self.graph_log.len() > graph_start {
+            let Some((n, hidden)) = self.graph_log.pop() else {
+                break;
+            };
+            match hidden {
+                Some(e) => self.graph.insert(n, e),
+                None => self.graph.remove(&n),
+            };
+        }
         let start = self.scopes.pop().unwrap_or(0);
         // Unbind in reverse, each name back to what it hid.
         while self.bindings.len() > start {
@@ -645,12 +694,13 @@ impl<'a> Parser<'a> {
                     p.declare_free(name, &var);
                     continue;
                 }
-                if let (Tok::Graph(n), Tok::Punct("=")) = (p.peek().clone(), p.peek_at(1).clone()) {
+                if let (Tok::Graph(n), Tok::Punct("=")) = (p.peek(), p.peek_at(1)) {
                     p.bump();
                     p.bump();
                     let value = p.binop_expr()?;
                     p.expect(";")?;
-                    p.graph.entry(n).or_insert(value);
+                    let hidden = p.graph.insert(n, value);
+                    p.graph_log.push((n, hidden));
                     continue;
                 }
                 let e = if matches!(p.peek(), Tok::Punct("{")) {
@@ -756,7 +806,7 @@ impl<'a> Parser<'a> {
 
     /// At `name=` or `dotted.name=` (`relay.reshape_only=1`).
     fn at_attr(&self) -> bool {
-        if !matches!(self.peek(), Tok::Ident(s) if !KEYWORDS.contains(&s)) {
+        if !matches!(self.peek(), Tok::Ident(s) if !is_keyword_name(s)) {
             return false;
         }
         let mut k = 1;
@@ -810,7 +860,7 @@ impl<'a> Parser<'a> {
 
     fn attr_value(&mut self) -> PResult<AttrValue> {
         guarded(|| {
-            Ok(match self.peek().clone() {
+            Ok(match self.peek() {
                 Tok::Int(v, ..) => {
                     self.bump();
                     AttrValue::Int(
@@ -851,7 +901,7 @@ impl<'a> Parser<'a> {
                     self.expect(")")?;
                     v
                 }
-                Tok::Meta(key, index) if key == "runtime.BoxInt" => {
+                Tok::Meta("runtime.BoxInt", index) => {
                     self.load_metadata()?;
                     let Some(&v) = self.meta_ints.get(index) else {
                         return Err(self.error_here(format!(
@@ -873,7 +923,9 @@ impl<'a> Parser<'a> {
 
     fn atom(&mut self) -> PResult<Expr> {
         let e = self.atom_base()?;
-        if let (Tok::Punct("."), Tok::Int(index, _, _)) = (self.peek(), self.peek_at(1).clone()) {
+        if self.peek() == Tok::Punct(".")
+            && let Tok::Int(index, _, _) = self.peek_at(1)
+        {
             let span = self.span();
             self.bump();
             self.bump();
@@ -918,7 +970,7 @@ impl<'a> Parser<'a> {
 
     fn atom_base(&mut self) -> PResult<Expr> {
         let span = self.span();
-        match self.peek().clone() {
+        match self.peek() {
             Tok::Int(v, bits, explicit) => {
                 self.bump();
                 let data = match (bits, explicit) {
@@ -954,7 +1006,7 @@ impl<'a> Parser<'a> {
                 }))
             }
             Tok::Local(name) => {
-                let Some(var) = self.lookup(&name) else {
+                let Some(var) = self.lookup(name) else {
                     return Err(self.error_here(format!("unbound variable `%{name}`")));
                 };
                 self.bump();
@@ -963,7 +1015,7 @@ impl<'a> Parser<'a> {
             Tok::Graph(n) => {
                 let Some(e) = self.graph.get(&n).cloned() else {
                     return Err(self.error_here(format!(
-                        "graph variable `%{n}` is used before it is defined"
+                        "graph variable `%{n}` is not defined here (it is used before its definition, or outside the block that defines it)"
                     )));
                 };
                 self.bump();
@@ -1000,11 +1052,11 @@ impl<'a> Parser<'a> {
                 self.meta_nodes.insert(index, e.clone());
                 Ok(e)
             }
-            Tok::Ident(s) if s == "fn" => {
+            Tok::Ident("fn") => {
                 self.bump();
                 Ok(self.function_rest(span)?.into())
             }
-            Tok::Ident(s) if s == "if" => {
+            Tok::Ident("if") => {
                 self.bump();
                 self.expect("(")?;
                 let cond = self.seq()?;
@@ -1047,13 +1099,13 @@ impl<'a> Parser<'a> {
                 self.expect(")")?;
                 Ok(e)
             }
-            Tok::Ident(s) if s == "match" => {
+            Tok::Ident("match") => {
                 self.bump();
                 self.match_rest(span)
             }
-            Tok::Ident(s) if self.type_defs.constructor(&s, span).is_some() => {
+            Tok::Ident(s) if self.type_defs.constructor(s, span).is_some() => {
                 self.bump();
-                let Some(c) = self.type_defs.constructor(&s, span) else {
+                let Some(c) = self.type_defs.constructor(s, span) else {
                     return Err(self.expected("a constructor"));
                 };
                 // A constructor without fields stands for its value, `Nil`
@@ -1065,7 +1117,7 @@ impl<'a> Parser<'a> {
                 }
                 Ok(c.into())
             }
-            Tok::Ident(s) if !KEYWORDS.contains(&s) && s != "_" => {
+            Tok::Ident(s) if !is_keyword_name(s) && s != "_" => {
                 let first = self.token();
                 self.bump();
                 // `nn.relu`: the name runs over the dots; written without
@@ -1156,8 +1208,8 @@ impl<'a> Parser<'a> {
     /// `_`, `%x` (`%x: T`), `Cons(p, ...)`, `Nil` or `(p, ...)`; variables
     /// are bound in the current scope.
     fn pattern(&mut self) -> PResult<Pattern> {
-        guarded(|| match self.peek().clone() {
-            Tok::Ident(s) if s == "_" => {
+        guarded(|| match self.peek() {
+            Tok::Ident("_") => {
                 self.bump();
                 Ok(Pattern::wildcard())
             }
@@ -1173,7 +1225,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident(s) => {
                 let span = self.span();
-                let Some(constructor) = self.type_defs.constructor(&s, span) else {
+                let Some(constructor) = self.type_defs.constructor(s, span) else {
                     return Err(self.error_here(format!("unknown constructor `{s}`")));
                 };
                 self.bump();
@@ -1274,8 +1326,8 @@ impl<'a> Parser<'a> {
     // ---- types ----
 
     fn ty(&mut self) -> PResult<Type> {
-        guarded(|| match self.peek().clone() {
-            Tok::Ident(s) if s == "Tensor" => {
+        guarded(|| match self.peek() {
+            Tok::Ident("Tensor") => {
                 self.bump();
                 self.expect("[")?;
                 self.expect("(")?;
@@ -1313,11 +1365,11 @@ impl<'a> Parser<'a> {
                     .or_insert_with_key(|(shape, dtype)| Type::tensor(shape.clone(), *dtype))
                     .clone())
             }
-            Tok::Ident(s) if s == "_" => {
+            Tok::Ident("_") => {
                 self.bump();
                 Ok(Type::incomplete())
             }
-            Tok::Ident(s) if s == "fn" => {
+            Tok::Ident("fn") => {
                 self.bump();
                 let type_params = self.type_param_list()?;
                 let outer = self.type_params.len();
@@ -1332,7 +1384,7 @@ impl<'a> Parser<'a> {
                 }
                 .into())
             }
-            Tok::Ident(s) if s == "ref" => {
+            Tok::Ident("ref") => {
                 self.bump();
                 self.expect("(")?;
                 let value = self.ty()?;
@@ -1341,10 +1393,10 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident(s) if self.type_params.iter().rev().any(|p| *p == s) => {
                 self.bump();
-                Ok(Type::var(&s))
+                Ok(Type::var(s))
             }
-            Tok::Ident(s) if self.adt_arity(&s).is_some() => {
-                let arity = self.adt_arity(&s).unwrap_or(0);
+            Tok::Ident(s) if self.adt_arity(s).is_some() => {
+                let arity = self.adt_arity(s).unwrap_or(0);
                 self.bump();
                 let mut args = Vec::new();
                 if self.eat("[") {
@@ -1362,7 +1414,7 @@ impl<'a> Parser<'a> {
                         args.len()
                     )));
                 }
-                Ok(Type::call(&s, args))
+                Ok(Type::call(s, args))
             }
             Tok::Ident(_) => Ok(Type::scalar(self.dtype()?)),
             Tok::Punct("(") => {
@@ -1405,7 +1457,7 @@ impl<'a> Parser<'a> {
     }
 
     fn dtype(&mut self) -> PResult<DType> {
-        let Tok::Ident(name) = self.peek().clone() else {
+        let Tok::Ident(name) = self.peek() else {
             return Err(self.expected("a dtype such as `float32`"));
         };
         let d = name.parse().map_err(|e: String| self.error_here(e))?;

@@ -384,8 +384,16 @@ struct Printer {
     /// `N` of `%N` of graph nodes already bound.
     bound: IdMap<Expr, usize>,
     next_binding: usize,
-    /// Printed names of variables, without `%`.
-    var_names: IdMap<Node<Var>, String>,
+    /// Printed names of variables, without `%`: `None` for the variable's
+    /// own name.
+    var_names: IdMap<Node<Var>, Option<Box<str>>>,
+    /// The text of each type printed, and the types (kept alive, so that
+    /// an address is never reused while the table lives).
+    type_text: IdMap<Type, Box<str>>,
+    keep_types: Vec<Type>,
+    /// The text of each shared scalar constant printed, likewise.
+    scalar_text: IdMap<Node<Constant>, Box<str>>,
+    keep_constants: Vec<Node<Constant>>,
     /// Names given in this function, and the next suffix to try for each base.
     taken: FxHashMap<String, usize>,
     meta: Vec<Tensor>,
@@ -414,7 +422,9 @@ impl Printer {
         impl ExprVisitor for Count<'_> {
             fn visit_expr(&mut self, e: &Expr) {
                 ir_core::visit_preorder(self, e, |pass, e| {
-                    if e.strong_count() == 1 {
+                    // Only graph nodes get `%N = ...;` (a variable or an
+                    // operator used twice is just written twice).
+                    if e.strong_count() == 1 || !Printer::is_graph(e) {
                         return ControlFlow::Continue(());
                     }
                     let n = pass.0.entry(e.id()).or_insert(0);
@@ -625,7 +635,16 @@ impl Printer {
     }
 
     fn is_shared(&self, e: &Expr) -> bool {
-        self.uses.get(&e.id()).is_some_and(|&n| n > 1)
+        // A node held once is shared by no one: no table lookup.
+        e.strong_count() > 1 && self.uses.get(&e.id()).is_some_and(|&n| n > 1)
+    }
+
+    /// The `%N` a shared node was bound to, if it was.
+    fn binding_of(&self, e: &Expr) -> Option<usize> {
+        if e.strong_count() == 1 {
+            return None;
+        }
+        self.bound.get(&e.id()).copied()
     }
 
     /// Compound nodes: printed once with `%N = ...;` when used more than once
@@ -657,7 +676,7 @@ impl Printer {
     /// it is a shared graph node, else the node itself.
     fn expr(&mut self, e: &Expr) {
         guarded(|| {
-            if let Some(&n) = self.bound.get(&e.id()) {
+            if let Some(n) = self.binding_of(e) {
                 return self.write_binding(n);
             }
             if Self::is_graph(e) && self.is_shared(e) {
@@ -708,7 +727,7 @@ impl Printer {
             }
             Expr::TupleGetItem(g) => {
                 let atomic = matches!(g.tuple, Expr::Var(_) | Expr::Tuple(_))
-                    || self.bound.contains_key(&g.tuple.id())
+                    || self.binding_of(&g.tuple).is_some()
                     || (Self::is_graph(&g.tuple) && self.is_shared(&g.tuple));
                 if atomic {
                     self.expr(&g.tuple);
@@ -736,7 +755,7 @@ impl Printer {
                         | Expr::GlobalVar(_)
                         | Expr::Call(_)
                         | Expr::Constructor(_)
-                ) || self.bound.contains_key(&c.op.id())
+                ) || self.binding_of(&c.op).is_some()
                     || (Self::is_graph(&c.op) && self.is_shared(&c.op));
                 if callee_atomic {
                     self.expr(&c.op);
@@ -891,9 +910,7 @@ impl Printer {
         self.write(")");
         if let Some(ret) = &f.ret_type {
             self.write(" -> ");
-            let mut s = String::new();
-            write_type(&mut s, ret);
-            self.write(&s);
+            self.type_(ret);
         }
     }
 
@@ -905,28 +922,57 @@ impl Printer {
             self.write("}");
         }
         if let Some(t) = &v.annotation {
-            let mut s = String::from(": ");
-            write_type(&mut s, t);
-            self.write(&s);
+            self.write(": ");
+            self.type_(t);
         }
+    }
+
+    /// A type, printed once per type node (annotations share their types).
+    fn type_(&mut self, t: &Type) {
+        if let Some(text) = self.type_text.get(&t.id()) {
+            return self.doc.write(text);
+        }
+        let mut text = String::new();
+        write_type(&mut text, t);
+        self.doc.write(&text);
+        self.type_text.insert(t.id(), text.into());
+        self.keep_types.push(t.clone());
     }
 
     /// `%name`, unique per variable node within a function.
     fn var_use(&mut self, v: &Node<Var>) {
-        if !self.var_names.contains_key(&v.id()) {
-            let name = self.fresh_name(&v.name);
-            self.var_names.insert(v.id(), name);
-        }
+        let name = match self.var_names.get(&v.id()) {
+            Some(name) => name,
+            None => {
+                let name = self.fresh_name(&v.name);
+                self.var_names.entry(v.id()).or_insert(name)
+            }
+        };
         self.doc.write("%");
-        if let Some(name) = self.var_names.get(&v.id()) {
-            self.doc.write(name);
+        match name {
+            None => self.doc.write(&v.name),
+            Some(name) => self.doc.write(name),
         }
     }
 
-    /// A name from `hint` not given yet in this function: the hint made an
+    /// A name from `hint` not given yet in this function: the hint itself
+    /// (`None`) if it is an identifier not taken, else the hint made an
     /// identifier, then `hint_1`, `hint_2`, … (each base remembers where its
     /// suffixes stopped, so that many variables of one name cost linear time).
-    fn fresh_name(&mut self, hint: &str) -> String {
+    fn fresh_name(&mut self, hint: &str) -> Option<Box<str>> {
+        let identifier = hint
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && hint.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if identifier && !self.taken.contains_key(hint) {
+            self.taken.insert(hint.to_owned(), 1);
+            return None;
+        }
+        Some(self.suffixed_name(hint).into())
+    }
+
+    fn suffixed_name(&mut self, hint: &str) -> String {
         let mut base: String = hint
             .chars()
             .map(|c| {
@@ -962,8 +1008,17 @@ impl Printer {
     }
 
     fn constant(&mut self, c: &Node<Constant>) {
+        if let Some(text) = self.scalar_text.get(&c.id()) {
+            return self.doc.write(text);
+        }
         if let Some(text) = c.data.scalar_literal() {
-            return self.write(&text);
+            self.write(&text);
+            if c.strong_count() > 1 {
+                // Shared (a parsed literal is one node): print it once.
+                self.scalar_text.insert(c.id(), text.into());
+                self.keep_constants.push(c.clone());
+            }
+            return;
         }
         let next = self.meta.len();
         let index = *self.meta_index.entry(c.id()).or_insert(next);
