@@ -85,6 +85,13 @@ fn main() {
     let source = flat_program(flat_n);
     // `IRKIT_TEXT_PROFILE=parse|print`: only that, many times, for a profiler.
     if let Ok(op) = std::env::var("IRKIT_TEXT_PROFILE") {
+        if op == "print-chain" {
+            let chain = let_chain(deep_n);
+            for _ in 0..3 {
+                drop(black_box(print_expr(black_box(&chain))));
+            }
+            return;
+        }
         let module = parse_module(&source).expect("the flat program parses");
         for _ in 0..30 {
             match op.as_str() {

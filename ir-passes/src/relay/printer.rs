@@ -176,6 +176,14 @@ fn write_type(out: &mut String, t: &Type) {
     })
 }
 
+/// A name's key in the table of names taken. Two names of one hash count
+/// as one: the second is then suffixed though it need not be, which keeps
+/// every printed name unique and spares a copy of every name.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
+}
+
 /// A block of the printed text: the function body (`ROOT`), an if branch or
 /// a function body (`(node, 0 | 1)`), a parenthesised let sequence
 /// (`(node, 2)`), a match's clause `i` (`(node, i)`) or its clause list
@@ -384,9 +392,9 @@ struct Printer {
     /// `N` of `%N` of graph nodes already bound.
     bound: IdMap<Expr, usize>,
     next_binding: usize,
-    /// Printed names of variables, without `%`: `None` for the variable's
-    /// own name.
-    var_names: IdMap<Node<Var>, Option<Box<str>>>,
+    /// Printed names of the variables not printed under their own name
+    /// (another variable of the function took it), without `%`.
+    renamed: IdMap<Node<Var>, Box<str>>,
     /// The text of each type printed, and the types (kept alive, so that
     /// an address is never reused while the table lives).
     type_text: IdMap<Type, Box<str>>,
@@ -395,7 +403,7 @@ struct Printer {
     scalar_text: IdMap<Node<Constant>, Box<str>>,
     keep_constants: Vec<Node<Constant>>,
     /// Names given in this function, and the next suffix to try for each base.
-    taken: FxHashMap<String, usize>,
+    taken: FxHashMap<u64, usize>,
     meta: Vec<Tensor>,
     meta_index: IdMap<Node<Constant>, usize>,
 }
@@ -407,7 +415,7 @@ impl Printer {
         self.place.clear();
         self.bound.clear();
         self.next_binding = 0;
-        self.var_names.clear();
+        self.renamed.clear();
         self.taken.clear();
     }
 
@@ -914,7 +922,14 @@ impl Printer {
         }
     }
 
+    /// A variable at its definition, where its printed name is decided
+    /// (definitions print before uses), with its annotation.
     fn var_def(&mut self, v: &Node<Var>) {
+        if !self.renamed.contains_key(&v.id())
+            && let Some(name) = self.fresh_name(&v.name)
+        {
+            self.renamed.insert(v.id(), name);
+        }
         self.var_use(v);
         if let Some(ext) = v.ext.as_ref() {
             self.write("{");
@@ -939,19 +954,13 @@ impl Printer {
         self.keep_types.push(t.clone());
     }
 
-    /// `%name`, unique per variable node within a function.
+    /// `%name`, unique per variable node within a function: the name its
+    /// definition was given.
     fn var_use(&mut self, v: &Node<Var>) {
-        let name = match self.var_names.get(&v.id()) {
-            Some(name) => name,
-            None => {
-                let name = self.fresh_name(&v.name);
-                self.var_names.entry(v.id()).or_insert(name)
-            }
-        };
         self.doc.write("%");
-        match name {
-            None => self.doc.write(&v.name),
+        match self.renamed.get(&v.id()) {
             Some(name) => self.doc.write(name),
+            None => self.doc.write(&v.name),
         }
     }
 
@@ -965,8 +974,8 @@ impl Printer {
             .next()
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && hint.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if identifier && !self.taken.contains_key(hint) {
-            self.taken.insert(hint.to_owned(), 1);
+        if identifier && !self.taken.contains_key(&name_hash(hint)) {
+            self.taken.insert(name_hash(hint), 1);
             return None;
         }
         Some(self.suffixed_name(hint).into())
@@ -990,20 +999,21 @@ impl Printer {
         {
             base.insert(0, 'v');
         }
-        if !self.taken.contains_key(&base) {
-            self.taken.insert(base.clone(), 1);
+        let key = name_hash(&base);
+        if !self.taken.contains_key(&key) {
+            self.taken.insert(key, 1);
             return base;
         }
-        let mut k = self.taken[&base];
+        let mut k = self.taken[&key];
         let name = loop {
             let candidate = format!("{base}_{k}");
             k += 1;
-            if !self.taken.contains_key(&candidate) {
+            if !self.taken.contains_key(&name_hash(&candidate)) {
                 break candidate;
             }
         };
-        self.taken.insert(base, k);
-        self.taken.insert(name.clone(), 1);
+        self.taken.insert(key, k);
+        self.taken.insert(name_hash(&name), 1);
         name
     }
 
