@@ -1000,11 +1000,13 @@ impl Printer {
             base.insert(0, 'v');
         }
         let key = name_hash(&base);
-        if !self.taken.contains_key(&key) {
-            self.taken.insert(key, 1);
-            return base;
-        }
-        let mut k = self.taken[&key];
+        let mut k = match self.taken.entry(key) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(1);
+                return base;
+            }
+            std::collections::hash_map::Entry::Occupied(slot) => *slot.get(),
+        };
         let name = loop {
             let candidate = format!("{base}_{k}");
             k += 1;
