@@ -15,7 +15,7 @@ pub enum Tok<'a> {
     /// `@name`
     Global(&'a str),
     /// An integer literal with its width (16, 32 or 64), and whether the width was explicit.
-    Int(i128, u16, bool),
+    Int(i64, u16, bool),
     /// A float literal with its width.
     Float(f64, u16),
     /// `"..."`
@@ -275,12 +275,11 @@ impl<'a> Lexer<'a> {
                 for _ in 0..run {
                     self.bump();
                 }
-                let tok = self.number(start)?;
-                return Ok(if run % 2 == 1 { negate(tok) } else { tok });
+                return self.number(start, run % 2 == 1);
             }
         }
         if c.is_ascii_digit() {
-            return self.number(start);
+            return self.number(start, false);
         }
         if c == '%' {
             self.bump();
@@ -334,11 +333,30 @@ impl<'a> Lexer<'a> {
         Err(self.error(start, format!("unexpected character `{c}`")))
     }
 
-    fn number(&mut self, start: usize) -> Result<Tok<'a>, LexError> {
+    /// A number literal, negated if `negative` (the `-` run before it).
+    fn number(&mut self, start: usize, negative: bool) -> Result<Tok<'a>, LexError> {
+        self.unsigned_number(start)
+            .and_then(|t| self.signed(start, t, negative))
+    }
+
+    /// An integer's sign applied, and its value checked to fit in 64 bits.
+    fn signed(&self, start: usize, t: Wide, negative: bool) -> Result<Tok<'a>, LexError> {
+        match t {
+            Wide::Int(v, bits, explicit) => {
+                let v = if negative { -v } else { v };
+                i64::try_from(v)
+                    .map(|v| Tok::Int(v, bits, explicit))
+                    .map_err(|_| self.error(start, format!("{v} does not fit in int{bits}")))
+            }
+            Wide::Float(v, bits) => Ok(Tok::Float(if negative { -v } else { v }, bits)),
+        }
+    }
+
+    fn unsigned_number(&mut self, start: usize) -> Result<Wide, LexError> {
         if self.rest().starts_with("inff") {
             let name = self.ident();
             return match infinity_bits(name) {
-                Some(bits) => Ok(Tok::Float(f64::INFINITY, bits)),
+                Some(bits) => Ok(Wide::Float(f64::INFINITY, bits)),
                 None => Err(self.error(start, format!("invalid number `{name}`"))),
             };
         }
@@ -395,7 +413,7 @@ impl<'a> Lexer<'a> {
                 if v.abs() > max {
                     return Err(self.error(start, format!("{body} does not fit in float{bits}")));
                 }
-                Ok(Tok::Float(v, bits))
+                Ok(Wide::Float(v, bits))
             }
             Some(s) => {
                 let (bits, explicit) = match &s[1..] {
@@ -415,7 +433,7 @@ impl<'a> Lexer<'a> {
                 let v: i128 = body.parse().map_err(|_| {
                     self.error(start, format!("invalid integer literal `{body}{s}`"))
                 })?;
-                Ok(Tok::Int(v, bits, explicit))
+                Ok(Wide::Int(v, bits, explicit))
             }
             None => {
                 if is_float_body {
@@ -427,7 +445,7 @@ impl<'a> Lexer<'a> {
                 let v: i128 = body
                     .parse()
                     .map_err(|_| self.error(start, format!("invalid number `{body}`")))?;
-                Ok(Tok::Int(v, 32, false))
+                Ok(Wide::Int(v, 32, false))
             }
         }
     }
@@ -504,12 +522,11 @@ fn punct(rest: &[u8]) -> Option<&'static str> {
     })
 }
 
-fn negate(tok: Tok<'_>) -> Tok<'_> {
-    match tok {
-        Tok::Int(v, bits, explicit) => Tok::Int(-v, bits, explicit),
-        Tok::Float(v, bits) => Tok::Float(-v, bits),
-        other => other,
-    }
+/// A number as read, before its sign: integers wider than the 64 bits a
+/// token holds, so that `-9223372036854775808` reads.
+enum Wide {
+    Int(i128, u16, bool),
+    Float(f64, u16),
 }
 
 /// The width of an infinity literal: `inff` (float32), `inff16`, `inff32`, `inff64`.

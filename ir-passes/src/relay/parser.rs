@@ -172,7 +172,9 @@ struct Parser<'a> {
     /// sharing one is not observable).
     scalars: HashMap<(u16, u64, u8), Expr>,
     /// One node per tensor type written in the text.
-    tensor_types: HashMap<(Vec<Dim>, DType), Type>,
+    tensor_types: HashMap<&'a str, Type>,
+    /// Scratch for a shape being read.
+    dims: Vec<Dim>,
     /// `free_var` declarations: visible for the rest of the parse, below every scope.
     free: HashMap<&'a str, Node<Var>>,
     /// Graph bindings (`%0 = ...;`) in scope; like lets, they end with the
@@ -258,6 +260,7 @@ impl<'a> Parser<'a> {
             ops: HashMap::default(),
             scalars: HashMap::default(),
             tensor_types: HashMap::default(),
+            dims: Vec::new(),
             free: HashMap::default(),
             graph: HashMap::default(),
             graph_log: Vec::new(),
@@ -334,7 +337,12 @@ impl<'a> Parser<'a> {
     }
 
     fn eat(&mut self, p: &str) -> bool {
-        if matches!(self.peek(), Tok::Punct(q) if q.as_bytes() == p.as_bytes()) {
+        // Punctuation is one or two bytes: compared without a call.
+        let same = |q: &str| {
+            let (q, p) = (q.as_bytes(), p.as_bytes());
+            q.len() == p.len() && q.first() == p.first() && q.last() == p.last()
+        };
+        if matches!(self.peek(), Tok::Punct(q) if same(q)) {
             self.bump();
             true
         } else {
@@ -635,6 +643,12 @@ impl<'a> Parser<'a> {
             };
         }
         let start = self.scopes.pop().unwrap_or(0);
+        if start == 0 {
+            // The outermost scope: nothing to restore.
+            self.bindings.clear();
+            self.binding_names.clear();
+            self.bound.clear();
+        }
         // Unbind in reverse, each name back to what it hid.
         while self.bindings.len() > start {
             let (Some((_, hidden)), Some(name)) = (self.bindings.pop(), self.binding_names.pop())
@@ -1328,10 +1342,12 @@ impl<'a> Parser<'a> {
     fn ty(&mut self) -> PResult<Type> {
         guarded(|| match self.peek() {
             Tok::Ident("Tensor") => {
+                let start = self.token().start;
                 self.bump();
                 self.expect("[")?;
                 self.expect("(")?;
-                let mut shape = Vec::new();
+                let mut shape = std::mem::take(&mut self.dims);
+                shape.clear();
                 while !self.eat(")") {
                     let dim = match self.peek() {
                         Tok::Int(n, ..) => match i64::try_from(n) {
@@ -1359,11 +1375,16 @@ impl<'a> Parser<'a> {
                 self.expect(",")?;
                 let dtype = self.dtype()?;
                 self.expect("]")?;
-                Ok(self
+                // One node per type as written: found by its text, so that a
+                // type written again allocates nothing.
+                let text = &self.src[start..self.previous.end];
+                let t = self
                     .tensor_types
-                    .entry((shape, dtype))
-                    .or_insert_with_key(|(shape, dtype)| Type::tensor(shape.clone(), *dtype))
-                    .clone())
+                    .entry(text)
+                    .or_insert_with(|| Type::tensor(shape.clone(), dtype))
+                    .clone();
+                self.dims = shape;
+                Ok(t)
             }
             Tok::Ident("_") => {
                 self.bump();
