@@ -265,6 +265,9 @@ impl<'a> Lexer<'a> {
         &self.src[start..self.pos]
     }
 
+    // Inlined into `next_token`: returned through memory, the token's
+    // enum layout made the copy stall on store forwarding.
+    #[inline(always)]
     fn token(&mut self, c: char) -> Result<Tok<'a>, LexError> {
         let start = self.pos;
         if c == '-' {
