@@ -271,10 +271,10 @@ impl TypeVisitor for Report {}
 impl PatternVisitor for Report {}
 impl ExprVisitor for Report {
     fn visit_var(&mut self, v: &Node<Var>) {
-        self.report.relay_vars.push(v.name.clone());
+        self.report.relay_vars.push(v.name.to_string());
     }
     fn visit_var_def(&mut self, v: &Node<Var>) {
-        let outer = self.defining.replace(v.name.clone());
+        let outer = self.defining.replace(v.name.to_string());
         v.walk(self);
         self.defining = outer;
     }

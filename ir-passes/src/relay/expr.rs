@@ -1,5 +1,6 @@
 //! Relay expressions.
 
+use compact_str::CompactString;
 use ir_core::ext::Ext;
 use ir_core::{Mutable, Node, Rare, StructuralEq, Visitable};
 
@@ -37,9 +38,10 @@ pub struct Constant {
 /// A local variable. Identity is the node; the name is only a hint.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Var {
-    /// Name hint, without `%`.
+    /// Name hint, without `%`. Names of up to 24 bytes are stored in place:
+    /// a variable costs one allocation, not two.
     #[ir(skip, eq = false)]
-    pub name: String,
+    pub name: CompactString,
     /// The annotated type, if any.
     pub annotation: Option<Type>,
     /// What a downstream dialect attaches to the variable: a node of a kind
@@ -316,7 +318,7 @@ impl Expr {
     /// A fresh variable handle.
     pub fn var(name: &str, annotation: Option<Type>) -> Node<Var> {
         Node::new(Var {
-            name: name.to_owned(),
+            name: name.into(),
             annotation,
             ext: Rare::none(),
             span: Span::default(),

@@ -49,7 +49,7 @@ impl ExprVisitor for Free {
 /// use ir_passes::relay::{free_vars, parse_expr};
 ///
 /// let e = parse_expr("free_var %a; free_var %b; let %x = add(%a, 1); fn (%y) { add(%x, %b) }").unwrap();
-/// let names: Vec<String> = free_vars(&e).iter().map(|v| v.name.clone()).collect();
+/// let names: Vec<String> = free_vars(&e).iter().map(|v| v.name.to_string()).collect();
 /// assert_eq!(names, ["a", "b"]);
 /// ```
 pub fn free_vars(e: &Expr) -> Vec<Node<Var>> {

@@ -764,7 +764,7 @@ impl<'a> Parser<'a> {
         Ok((
             name,
             Node::new(Var {
-                name: name.to_owned(),
+                name: name.into(),
                 annotation,
                 ext: ir_core::Rare::none(),
                 span,
