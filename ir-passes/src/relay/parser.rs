@@ -877,9 +877,7 @@ impl<'a> Parser<'a> {
             Ok(match self.peek() {
                 Tok::Int(v, ..) => {
                     self.bump();
-                    AttrValue::Int(
-                        i64::try_from(v).map_err(|_| self.error_here("integer out of range"))?,
-                    )
+                    AttrValue::Int(v)
                 }
                 Tok::Float(v, _) => {
                     self.bump();
@@ -992,9 +990,7 @@ impl<'a> Parser<'a> {
                         .map(|v| Tensor::I16(ndarray::arr0(v).into_dyn()))
                         .ok(),
                     (64, _) | (32, false) if i32::try_from(v).is_err() || bits == 64 => {
-                        i64::try_from(v)
-                            .map(|v| Tensor::I64(ndarray::arr0(v).into_dyn()))
-                            .ok()
+                        Some(Tensor::I64(ndarray::arr0(v).into_dyn()))
                     }
                     _ => i32::try_from(v).map(Tensor::scalar_i32).ok(),
                 };
@@ -1350,14 +1346,12 @@ impl<'a> Parser<'a> {
                 shape.clear();
                 while !self.eat(")") {
                     let dim = match self.peek() {
-                        Tok::Int(n, ..) => match i64::try_from(n) {
-                            Ok(n) if n >= 0 => Dim::Known(n),
-                            _ => {
-                                return Err(
-                                    self.error_here("a dimension must be a non-negative integer")
-                                );
-                            }
-                        },
+                        Tok::Int(n, ..) if n >= 0 => Dim::Known(n),
+                        Tok::Int(..) => {
+                            return Err(
+                                self.error_here("a dimension must be a non-negative integer")
+                            );
+                        }
                         Tok::Punct("?") => Dim::Any,
                         // A symbolic extent of TVM's metadata: Relay's
                         // shapes here are known or unknown, so it reads as
