@@ -114,7 +114,7 @@ fn run_bench(name: &str, args: &[&str], quick: bool) -> Result<String, String> {
 pub fn run(args: &[String]) -> Result<(), String> {
     let quick = args.iter().any(|a| a == "--quick");
     let vs_tvm = args.iter().any(|a| a == "--vs-tvm");
-    // `--only <framework|relay|relax|tensor_ir|depth|shapes|compile>`: one section, for iterating on it.
+    // `--only <framework|relay|relax|tensor_ir|depth|text|shapes|compile>`: one section, for iterating on it.
     let only = args
         .iter()
         .position(|a| a == "--only")
@@ -122,11 +122,11 @@ pub fn run(args: &[String]) -> Result<(), String> {
     if let Some(section) = &only
         && !matches!(
             section.as_str(),
-            "framework" | "relay" | "relax" | "tensor_ir" | "depth" | "shapes" | "compile"
+            "framework" | "relay" | "relax" | "tensor_ir" | "depth" | "text" | "shapes" | "compile"
         )
     {
         return Err(format!(
-            "bench: --only takes framework, relay, relax, tensor_ir, depth, shapes or compile, not {section:?}"
+            "bench: --only takes framework, relay, relax, tensor_ir, depth, text, shapes or compile, not {section:?}"
         ));
     }
     let run_section = |name: &str| only.as_deref().is_none_or(|o| o == name);
@@ -162,6 +162,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
         for shape in ["let", "call"] {
             tables.take(&run_bench("depth", &[shape], quick)?);
         }
+    }
+    if run_section("text") {
+        tables.take(&run_bench("relay_text", &[], quick)?);
     }
     if run_section("shapes") {
         // Each shape at two sizes a decade apart, one process each (its own
