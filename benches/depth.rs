@@ -11,28 +11,7 @@ use std::time::Instant;
 use ir_passes::relay::*;
 use irkit::prelude::*;
 use irkit::structural::{structural_eq_map_free_vars, structural_hash};
-use support::{header, peak_rss_mib, quick, row};
-
-/// `let %v0 = add(%x, 1f); ...; %v(n-1)`, built with the API (operator and
-/// constant shared, as a parser's interning would).
-fn let_chain(n: usize, x: &Node<Var>) -> Expr {
-    let (add, one) = (Expr::op("add"), Expr::constant(Tensor::scalar_f32(1.0)));
-    let vars: Vec<Node<Var>> = (0..n).map(|i| Expr::var(&format!("v{i}"), None)).collect();
-    let mut e: Expr = vars[n - 1].clone().into();
-    for i in (0..n).rev() {
-        let prev: Expr = if i == 0 {
-            x.clone().into()
-        } else {
-            vars[i - 1].clone().into()
-        };
-        e = Expr::let_(
-            vars[i].clone(),
-            Expr::call(add.clone(), vec![prev, one.clone()]),
-            e,
-        );
-    }
-    e
-}
+use support::{header, let_chain, peak_rss_mib, quick, row};
 
 /// `add(add(...add(%x, 1f)..., 1f), 1f)`.
 fn nested_call(n: usize, x: &Node<Var>) -> Expr {

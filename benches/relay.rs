@@ -13,26 +13,7 @@ use ir_passes::relay::*;
 use irkit::pass::{Module, PassContext};
 use irkit::prelude::*;
 use irkit::structural::{structural_eq, structural_hash};
-use support::{header, mean_ns, note, quick, row, verdict};
-
-/// `def @main(%x) { let %v0 = add(%x, 1f); ...; %v(n-1) }`.
-fn flat_program(n: usize) -> String {
-    let mut text = String::with_capacity(n * 40);
-    text.push_str("#[version = \"0.0.5\"]\n");
-    text.push_str("def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n");
-    for i in 0..n {
-        let prev = if i == 0 {
-            "%x".to_owned()
-        } else {
-            format!("%v{}", i - 1)
-        };
-        text.push_str(&format!(
-            "  let %v{i}: Tensor[(4), float32] = add({prev}, 1f);\n"
-        ));
-    }
-    text.push_str(&format!("  %v{}\n}}\n", n - 1));
-    text
-}
+use support::{flat_program, header, mean_ns, note, quick, row, verdict};
 
 fn main_of(module: &RelayModule) -> Node<Function> {
     module.get("main").expect("the program has @main").clone()

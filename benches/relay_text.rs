@@ -11,50 +11,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use ir_passes::relay::*;
-use irkit::Node;
-use support::{header, peak_bytes, quick, row, verdict};
+use support::{flat_program, header, let_chain, peak_bytes, quick, row, verdict};
 
 const TABLE: &str = "Relay text format (issue 11)";
-
-/// `def @main(%x) { let %v0: T = add(%x, 1f); ...; %v(n-1) }`.
-fn flat_program(n: usize) -> String {
-    let mut text = String::with_capacity(n * 48);
-    text.push_str("#[version = \"0.0.5\"]\n");
-    text.push_str("def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n");
-    for i in 0..n {
-        let prev = if i == 0 {
-            "%x".to_owned()
-        } else {
-            format!("%v{}", i - 1)
-        };
-        text.push_str(&format!(
-            "  let %v{i}: Tensor[(4), float32] = add({prev}, 1f);\n"
-        ));
-    }
-    text.push_str(&format!("  %v{}\n}}\n", n - 1));
-    text
-}
-
-/// A let chain of `n` bindings built with the API, as in `benches/depth.rs`.
-fn let_chain(n: usize) -> Expr {
-    let x = Expr::var("x", None);
-    let (add, one) = (Expr::op("add"), Expr::constant(Tensor::scalar_f32(1.0)));
-    let vars: Vec<Node<Var>> = (0..n).map(|i| Expr::var(&format!("v{i}"), None)).collect();
-    let mut e: Expr = vars[n - 1].clone().into();
-    for i in (0..n).rev() {
-        let prev: Expr = if i == 0 {
-            x.clone().into()
-        } else {
-            vars[i - 1].clone().into()
-        };
-        e = Expr::let_(
-            vars[i].clone(),
-            Expr::call(add.clone(), vec![prev, one.clone()]),
-            e,
-        );
-    }
-    e
-}
 
 /// The best of `runs` timings of `f`, in seconds.
 fn best(runs: usize, mut f: impl FnMut()) -> f64 {
@@ -86,7 +45,7 @@ fn main() {
     // `IRKIT_TEXT_PROFILE=parse|print`: only that, many times, for a profiler.
     if let Ok(op) = std::env::var("IRKIT_TEXT_PROFILE") {
         if op == "print-chain" {
-            let chain = let_chain(deep_n);
+            let chain = let_chain(deep_n, &Expr::var("x", None));
             for _ in 0..3 {
                 drop(black_box(print_expr(black_box(&chain))));
             }
@@ -134,7 +93,7 @@ fn main() {
 
     // The parser's memory on a deep chain: the most it holds at once, per level.
     let parse_n = deep_n.min(2_000_000);
-    let text = print_expr(&let_chain(parse_n));
+    let text = print_expr(&let_chain(parse_n, &Expr::var("x", None)));
     let (parsed, peak) = peak_bytes(|| parse_expr(&text).expect("parses"));
     drop(parsed);
     let per_level = peak as f64 / parse_n as f64;
@@ -150,7 +109,7 @@ fn main() {
     );
     drop(text);
 
-    let chain = let_chain(deep_n);
+    let chain = let_chain(deep_n, &Expr::var("x", None));
     let t = Instant::now();
     let text = print_expr(&chain);
     let print_ns = t.elapsed().as_secs_f64() * 1e9 / deep_n as f64;

@@ -149,3 +149,45 @@ pub fn peak_rss_mib() -> f64 {
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
     usage.ru_maxrss as f64 / 1024.0
 }
+
+/// TVM's flat anchor program in Relay text: `def @main(%x) { let %v0: T =
+/// add(%x, 1f); ...; %v(n-1) }`.
+pub fn flat_program(n: usize) -> String {
+    let mut text = String::with_capacity(n * 48);
+    text.push_str("#[version = \"0.0.5\"]\n");
+    text.push_str("def @main(%x: Tensor[(4), float32]) -> Tensor[(4), float32] {\n");
+    for i in 0..n {
+        let prev = if i == 0 {
+            "%x".to_owned()
+        } else {
+            format!("%v{}", i - 1)
+        };
+        text.push_str(&format!(
+            "  let %v{i}: Tensor[(4), float32] = add({prev}, 1f);\n"
+        ));
+    }
+    text.push_str(&format!("  %v{}\n}}\n", n - 1));
+    text
+}
+
+/// `let %v0 = add(%x, 1f); ...; %v(n-1)`, built with the API (operator and
+/// constant shared, as the parser shares them).
+pub fn let_chain(n: usize, x: &ir_core::Node<ir_passes::relay::Var>) -> ir_passes::relay::Expr {
+    use ir_passes::relay::{Expr, Tensor};
+    let (add, one) = (Expr::op("add"), Expr::constant(Tensor::scalar_f32(1.0)));
+    let vars: Vec<_> = (0..n).map(|i| Expr::var(&format!("v{i}"), None)).collect();
+    let mut e: Expr = vars[n - 1].clone().into();
+    for i in (0..n).rev() {
+        let prev: Expr = if i == 0 {
+            x.clone().into()
+        } else {
+            vars[i - 1].clone().into()
+        };
+        e = Expr::let_(
+            vars[i].clone(),
+            Expr::call(add.clone(), vec![prev, one.clone()]),
+            e,
+        );
+    }
+    e
+}
