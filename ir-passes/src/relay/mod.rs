@@ -31,6 +31,7 @@ mod parser;
 pub mod passes;
 mod pattern;
 mod printer;
+mod scope_tree;
 mod tensor;
 mod tvm_metadata;
 mod ty;

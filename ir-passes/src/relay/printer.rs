@@ -25,6 +25,7 @@ use super::adt::{TypeData, TypeDefs};
 use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
 use super::module::RelayModule;
 use super::pattern::Pattern;
+use super::scope_tree::ScopeTree as BlockTree;
 use super::tensor::Tensor;
 use super::ty::{Type, TypeVisitor};
 
@@ -297,72 +298,6 @@ impl Doc {
                 Part::Block(b) => stack.push((&self.blocks[b], 0)),
             }
         }
-    }
-}
-
-/// The blocks of one function as a tree, with jump pointers, so that the
-/// innermost block enclosing two blocks is found in time logarithmic in
-/// their depth (Myers' skew-binary jump pointers: one extra index per block).
-struct BlockTree {
-    parent: Vec<usize>,
-    depth: Vec<usize>,
-    jump: Vec<usize>,
-}
-
-impl BlockTree {
-    /// The tree of the function body alone, block 0.
-    fn new() -> Self {
-        BlockTree {
-            parent: vec![0],
-            depth: vec![0],
-            jump: vec![0],
-        }
-    }
-
-    fn add(&mut self, parent: usize) -> usize {
-        let up = self.jump[parent];
-        let jump =
-            if self.depth[parent] - self.depth[up] == self.depth[up] - self.depth[self.jump[up]] {
-                self.jump[up]
-            } else {
-                parent
-            };
-        self.parent.push(parent);
-        self.depth.push(self.depth[parent] + 1);
-        self.jump.push(jump);
-        self.parent.len() - 1
-    }
-
-    /// The ancestor of `b` at `depth` (at most `b`'s own).
-    fn ancestor(&self, mut b: usize, depth: usize) -> usize {
-        while self.depth[b] > depth {
-            b = if self.depth[self.jump[b]] >= depth {
-                self.jump[b]
-            } else {
-                self.parent[b]
-            };
-        }
-        b
-    }
-
-    /// The innermost block enclosing both `a` and `b`.
-    fn common(&self, a: usize, b: usize) -> usize {
-        let (mut a, mut b) = if self.depth[a] >= self.depth[b] {
-            (self.ancestor(a, self.depth[b]), b)
-        } else {
-            (a, self.ancestor(b, self.depth[a]))
-        };
-        // Same depth from here on, so the jumps of both land at one depth.
-        while a != b {
-            if self.jump[a] == self.jump[b] {
-                a = self.parent[a];
-                b = self.parent[b];
-            } else {
-                a = self.jump[a];
-                b = self.jump[b];
-            }
-        }
-        a
     }
 }
 

@@ -12,6 +12,7 @@ use ir_core::{Family, Id, IdMap, Node};
 use crate::relay::expr::{
     Call, Clause, Expr, Function, If, Match, RefCreate, RefRead, RefWrite, Tuple, TupleGetItem, Var,
 };
+use crate::relay::scope_tree::ScopeTree;
 
 type ScopeId = usize;
 
@@ -63,52 +64,40 @@ fn children(
 }
 
 /// Phase 1: the scope of every compound node, as the common ancestor of its uses.
-#[derive(Default)]
 struct Placement {
     scope_of: IdMap<Expr, ScopeId>,
-    /// Scope id -> the If/Function node owning it (none for the root).
-    owner: Vec<Option<Id<Expr>>>,
+    /// The scopes as a tree (the root is 0): the innermost scope enclosing
+    /// two is found in time logarithmic in their depth, so that a node used
+    /// at every level of a deep nesting costs no walk to the root per use.
+    tree: ScopeTree,
     branch_scopes: HashMap<(Id<Expr>, u32), ScopeId>,
 }
 
-impl Placement {
-    fn branch_scope(&mut self, node: Id<Expr>, branch: u32) -> ScopeId {
-        let next = self.owner.len();
-        let id = *self.branch_scopes.entry((node, branch)).or_insert(next);
-        if id == next {
-            self.owner.push(Some(node));
+impl Default for Placement {
+    fn default() -> Self {
+        Placement {
+            scope_of: IdMap::default(),
+            tree: ScopeTree::new(),
+            branch_scopes: HashMap::default(),
         }
+    }
+}
+
+impl Placement {
+    /// The scope of branch `branch` of `node` (an if's branch, a function's
+    /// body, a clause), inside the node's own scope, which is placed first.
+    fn branch_scope(&mut self, node: Id<Expr>, branch: u32) -> ScopeId {
+        if let Some(&id) = self.branch_scopes.get(&(node, branch)) {
+            return id;
+        }
+        let parent = self.scope_of.get(&node).copied().unwrap_or(0);
+        let id = self.tree.add(parent);
+        self.branch_scopes.insert((node, branch), id);
         id
     }
 
-    fn parent(&self, s: ScopeId) -> Option<ScopeId> {
-        self.owner[s].and_then(|o| self.scope_of.get(&o).copied())
-    }
-
-    fn depth(&self, mut s: ScopeId) -> usize {
-        let mut d = 0;
-        while let Some(p) = self.parent(s) {
-            s = p;
-            d += 1;
-        }
-        d
-    }
-
-    fn lca(&self, mut a: ScopeId, mut b: ScopeId) -> ScopeId {
-        let (mut da, mut db) = (self.depth(a), self.depth(b));
-        while da > db {
-            a = self.parent(a).unwrap_or(0);
-            da -= 1;
-        }
-        while db > da {
-            b = self.parent(b).unwrap_or(0);
-            db -= 1;
-        }
-        while a != b {
-            a = self.parent(a).unwrap_or(0);
-            b = self.parent(b).unwrap_or(0);
-        }
-        a
+    fn lca(&self, a: ScopeId, b: ScopeId) -> ScopeId {
+        self.tree.common(a, b)
     }
 
     /// Places every compound node in the innermost scope enclosing all its
@@ -116,7 +105,6 @@ impl Placement {
     /// graph): placing it at its first use and moving it up later would
     /// leave what it holds placed under its old position.
     fn place(&mut self, root: &Expr) {
-        self.owner.push(None);
         // How many edges lead to each compound node.
         let mut users: IdMap<Expr, usize> = IdMap::default();
         let mut stack = vec![root.clone()];
