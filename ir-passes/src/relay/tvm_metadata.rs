@@ -77,49 +77,15 @@ fn entries<'a>(json: &'a Value, key: &str) -> Result<Vec<&'a Value>, String> {
 
 /// The constants `meta[relay.Constant][i]` names, in order.
 fn tvm_constants(json: &Value) -> Result<Vec<Tensor>, String> {
-    let nodes = json
-        .get("nodes")
-        .and_then(Value::as_array)
-        .ok_or("the metadata has no \"nodes\" list")?;
-    let node = |i: usize| {
-        nodes
-            .get(i)
-            .ok_or_else(|| format!("node {i} is out of range"))
-    };
     let arrays = json
         .get("b64ndarrays")
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    let root = json
-        .get("root")
-        .and_then(Value::as_u64)
-        .ok_or("the metadata's \"root\" is not a node index")? as usize;
-    let root = node(root)?;
-    let keys = root.get("keys").and_then(Value::as_array);
-    let data = root.get("data").and_then(Value::as_array);
-    let (Some(keys), Some(data)) = (keys, data) else {
-        return Err("the metadata's root is not a map".into());
-    };
-    let Some(at) = keys
-        .iter()
-        .position(|k| k.as_str() == Some("relay.Constant"))
-    else {
-        return Ok(Vec::new());
-    };
-    let list = data
-        .get(at)
-        .and_then(Value::as_u64)
-        .ok_or("the relay.Constant entry is not a node index")? as usize;
-    let items = node(list)?
-        .get("data")
-        .and_then(Value::as_array)
-        .ok_or("the relay.Constant entry is not an array")?;
-    items
+    entries(json, "relay.Constant")?
         .iter()
         .enumerate()
-        .map(|(i, item)| {
-            let constant = node(item.as_u64().ok_or("a constant is not a node index")? as usize)?;
+        .map(|(i, constant)| {
             let array = constant
                 .get("attrs")
                 .and_then(|a| a.get("data"))

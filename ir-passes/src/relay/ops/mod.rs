@@ -321,11 +321,7 @@ fn filled_type(attrs: &Attrs) -> Result<Type, String> {
     if let Some(d) = shape.iter().find(|d| **d < 0) {
         return Err(format!("negative extent {d} in `shape`"));
     }
-    let dtype = match attrs.get("dtype") {
-        None => DType::F32,
-        Some(AttrValue::Str(s)) => s.parse()?,
-        Some(_) => return Err("attribute `dtype` must be a string".into()),
-    };
+    let dtype = dtype_attr(attrs, DType::F32)?;
     Ok(Type::tensor(
         shape.into_iter().map(Dim::Known).collect(),
         dtype,

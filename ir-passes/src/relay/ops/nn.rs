@@ -4,7 +4,7 @@
 
 use super::{
     MAX_WORK, OpDef, OpValue, as_tensor, axis_attr, float_tensor, int_list, normalize_axis,
-    tensor_type,
+    tensor_type, value_type,
 };
 use crate::relay::attrs::{AttrValue, Attrs};
 use crate::relay::dtype::DType;
@@ -286,15 +286,7 @@ fn infer_conv2d(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
 
 fn eval_conv2d(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let (x, w) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
-    let arg_types: Vec<Type> = [x, w]
-        .iter()
-        .map(|t| {
-            Type::tensor(
-                t.shape().iter().map(|&d| Dim::Known(d as i64)).collect(),
-                t.dtype(),
-            )
-        })
-        .collect();
+    let arg_types: Vec<Type> = args.iter().map(value_type).collect();
     let out_type = infer_conv2d(&arg_types, attrs)?;
     let (out_dims, dtype) = tensor_type(&out_type)?;
     let conv = Conv2d::from_attrs(attrs)?;
