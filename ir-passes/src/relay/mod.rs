@@ -30,6 +30,7 @@ mod ops;
 mod parser;
 pub mod passes;
 mod pattern;
+mod print_names;
 mod printer;
 mod scope_tree;
 mod tensor;

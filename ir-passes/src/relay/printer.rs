@@ -25,6 +25,7 @@ use super::adt::{TypeData, TypeDefs};
 use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
 use super::module::RelayModule;
 use super::pattern::Pattern;
+use super::print_names::Names;
 use super::scope_tree::ScopeTree as BlockTree;
 use super::tensor::Tensor;
 use super::ty::{Type, TypeVisitor};
@@ -32,6 +33,13 @@ use super::ty::{Type, TypeVisitor};
 /// Nesting deeper than this many blocks is printed at this indentation:
 /// indenting every level would make the text of `n` nested blocks grow as `n²`.
 pub const MAX_INDENT: usize = 32;
+
+/// Room reserved in the arena per node: about what a node's text takes.
+const BYTES_PER_NODE: usize = 8;
+
+/// Two spaces per level, up to [`MAX_INDENT`] levels.
+const INDENTATION: &str = "                                                                ";
+const _: () = assert!(INDENTATION.len() == 2 * MAX_INDENT);
 
 /// Prints a module: the version header, each `def`, and metadata if any.
 pub fn print_module(module: &RelayModule) -> String {
@@ -44,15 +52,18 @@ pub fn print_module(module: &RelayModule) -> String {
         p.reset_function();
         p.count_uses(&function.body);
         p.place_bindings(&function.body);
-        p.begin_block(ROOT);
-        p.line_start();
-        p.write("def @");
-        p.write(name);
-        p.signature(function);
-        p.write(" ");
-        p.braced_seq(&function.body, ROOT);
-        p.line_end();
-        let block = p.end_block();
+        let block = p.print_names_settled(|p| {
+            p.begin_block(ROOT);
+            p.line_start();
+            p.write("def @");
+            p.write(name);
+            p.signature(function);
+            p.write(" ");
+            p.braced_seq(&function.body, ROOT);
+            p.line_end();
+            p.end_block()
+        });
+        out.reserve(p.doc.arena.len());
         p.doc.flatten(&p.doc.blocks[block], &mut out);
     }
     out.push_str(&p.metadata());
@@ -65,19 +76,22 @@ pub fn print_expr(e: &Expr) -> String {
     let mut p = Printer::default();
     p.count_uses(e);
     p.place_bindings(e);
-    p.begin_block(ROOT);
-    for var in free_vars(e) {
-        p.line_start();
-        p.write("free_var ");
-        p.var_def(&var);
-        p.write(";");
-        p.line_end();
-    }
-    p.seq(e);
-    let block = p.end_block();
-    let mut out = String::new();
-    p.doc.flatten(&p.doc.blocks[block], &mut out);
-    out.push_str(&p.metadata());
+    let free = free_vars(e);
+    let block = p.print_names_settled(|p| {
+        p.begin_block(ROOT);
+        for var in &free {
+            p.line_start();
+            p.write("free_var ");
+            p.var_def(var);
+            p.write(";");
+            p.line_end();
+        }
+        p.seq(e);
+        p.end_block()
+    });
+    let metadata = p.metadata();
+    let mut out = p.doc.into_text(block);
+    out.push_str(&metadata);
     out
 }
 
@@ -177,14 +191,6 @@ fn write_type(out: &mut String, t: &Type) {
     })
 }
 
-/// A name's key in the table of names taken. Two names of one hash count
-/// as one: the second is then suffixed though it need not be, which keeps
-/// every printed name unique and spares a copy of every name.
-fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
-}
-
 /// A block of the printed text: the function body (`ROOT`), an if branch or
 /// a function body (`(node, 0 | 1)`), a parenthesised let sequence
 /// (`(node, 2)`), a match's clause `i` (`(node, i)`) or its clause list
@@ -263,6 +269,25 @@ impl Doc {
     fn line_end_into(&mut self, block: usize, indent: usize) {
         let start = self.line_starts.pop().unwrap_or(self.line.len());
         let newline = self.arena.len();
+        // The common line: one run of text at the end of the arena. Its
+        // indentation goes into the arena in front of it (moving a line's
+        // few bytes), so that consecutive lines of a block are one run of
+        // the arena and the block one part, not two parts per line.
+        if let [Part::Text(text, end)] = self.line[start..]
+            && end == newline
+        {
+            self.line.truncate(start);
+            let levels = indent.min(MAX_INDENT);
+            self.arena.insert_str(text, &INDENTATION[..2 * levels]);
+            self.arena.push('\n');
+            let end = self.arena.len();
+            let parts = &mut self.blocks[block];
+            match parts.last_mut() {
+                Some(Part::Text(_, last)) if *last == text => *last = end,
+                _ => parts.push(Part::Text(text, end)),
+            }
+            return;
+        }
         self.arena.push('\n');
         let parts = &mut self.blocks[block];
         parts.push(Part::Indent(indent));
@@ -279,6 +304,19 @@ impl Doc {
         self.line.drain(start..).collect()
     }
 
+    /// The text of `block`: the arena itself when the block is all of it
+    /// in order (as for a sequence of plain lines), else flattened.
+    fn into_text(mut self, block: usize) -> String {
+        if let [Part::Text(0, end)] = self.blocks[block][..]
+            && end == self.arena.len()
+        {
+            return std::mem::take(&mut self.arena);
+        }
+        let mut out = String::with_capacity(self.arena.len());
+        self.flatten(&self.blocks[block], &mut out);
+        out
+    }
+
     /// Writes `parts`, and the blocks they hold, to `out`: one pass, nested
     /// blocks followed with an explicit stack.
     fn flatten(&self, parts: &[Part], out: &mut String) {
@@ -290,11 +328,7 @@ impl Doc {
             stack.push((parts, i + 1));
             match *part {
                 Part::Text(start, end) => out.push_str(&self.arena[start..end]),
-                Part::Indent(levels) => {
-                    for _ in 0..levels.min(MAX_INDENT) {
-                        out.push_str("  ");
-                    }
-                }
+                Part::Indent(levels) => out.push_str(&INDENTATION[..2 * levels.min(MAX_INDENT)]),
                 Part::Block(b) => stack.push((&self.blocks[b], 0)),
             }
         }
@@ -337,8 +371,8 @@ struct Printer {
     /// The text of each shared scalar constant printed, likewise.
     scalar_text: IdMap<Node<Constant>, Box<str>>,
     keep_constants: Vec<Node<Constant>>,
-    /// Names given in this function, and the next suffix to try for each base.
-    taken: FxHashMap<u64, usize>,
+    /// Names given in this function.
+    names: Names,
     meta: Vec<Tensor>,
     meta_index: IdMap<Node<Constant>, usize>,
 }
@@ -351,11 +385,31 @@ impl Printer {
         self.bound.clear();
         self.next_binding = 0;
         self.renamed.clear();
-        self.taken.clear();
     }
 
+    /// Prints a function (or an expression) with `print`, which gives the
+    /// document block printed: optimistically first, then again if names
+    /// were given twice (see [`Names`]). Returns the block.
+    fn print_names_settled(&mut self, mut print: impl FnMut(&mut Self) -> usize) -> usize {
+        self.names.begin();
+        let block = print(self);
+        if self.names.first_printing_stands() {
+            return block;
+        }
+        // The blocks opened were closed again: only the text and the
+        // graph bindings it made are undone.
+        self.doc.clear();
+        self.bound.clear();
+        self.next_binding = 0;
+        self.renamed.clear();
+        print(self)
+    }
+
+    /// Counts the uses of each shared graph node, and reserves room in the
+    /// arena for the text of the nodes met (reserved memory that is never
+    /// written costs nothing, and a growing arena copies itself).
     fn count_uses(&mut self, e: &Expr) {
-        struct Count<'a>(&'a mut IdMap<Expr, u32>);
+        struct Count<'a>(&'a mut IdMap<Expr, u32>, usize);
         impl TypeVisitor for Count<'_> {
             // Types hold no expressions, and are shared: walking each would cost
             // the depth of nested function types at every function.
@@ -365,6 +419,7 @@ impl Printer {
         impl ExprVisitor for Count<'_> {
             fn visit_expr(&mut self, e: &Expr) {
                 ir_core::visit_preorder(self, e, |pass, e| {
+                    pass.1 += 1;
                     // Only graph nodes get `%N = ...;` (a variable or an
                     // operator used twice is just written twice).
                     if e.strong_count() == 1 || !Printer::is_graph(e) {
@@ -380,7 +435,10 @@ impl Printer {
                 })
             }
         }
-        Count(&mut self.uses).visit_expr(e);
+        let mut count = Count(&mut self.uses, 0);
+        count.visit_expr(e);
+        let nodes = count.1;
+        self.doc.arena.reserve(nodes.saturating_mul(BYTES_PER_NODE));
     }
 
     /// Places each shared compound node in the innermost block enclosing all
@@ -389,6 +447,10 @@ impl Printer {
     /// are (Kahn's order over the graph), so each node is visited once and
     /// each use of a shared node costs one query on the block tree.
     fn place_bindings(&mut self, root: &Expr) {
+        if !self.uses.values().any(|&n| n > 1) {
+            // Nothing shared: nothing to place.
+            return;
+        }
         let mut tree = BlockTree::new();
         let mut keys: Vec<BlockKey> = vec![ROOT];
         // Shared nodes met: the node, its uses not yet met, the innermost
@@ -861,7 +923,7 @@ impl Printer {
     /// (definitions print before uses), with its annotation.
     fn var_def(&mut self, v: &Node<Var>) {
         if !self.renamed.contains_key(&v.id())
-            && let Some(name) = self.fresh_name(&v.name)
+            && let Some(name) = self.names.define(&v.name)
         {
             self.renamed.insert(v.id(), name);
         }
@@ -897,61 +959,6 @@ impl Printer {
             Some(name) => self.doc.write(name),
             None => self.doc.write(&v.name),
         }
-    }
-
-    /// A name from `hint` not given yet in this function: the hint itself
-    /// (`None`) if it is an identifier not taken, else the hint made an
-    /// identifier, then `hint_1`, `hint_2`, … (each base remembers where its
-    /// suffixes stopped, so that many variables of one name cost linear time).
-    fn fresh_name(&mut self, hint: &str) -> Option<Box<str>> {
-        let identifier = hint
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && hint.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if identifier && !self.taken.contains_key(&name_hash(hint)) {
-            self.taken.insert(name_hash(hint), 1);
-            return None;
-        }
-        Some(self.suffixed_name(hint).into())
-    }
-
-    fn suffixed_name(&mut self, hint: &str) -> String {
-        let mut base: String = hint
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '_' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        if !base
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        {
-            base.insert(0, 'v');
-        }
-        let key = name_hash(&base);
-        let mut k = match self.taken.entry(key) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert(1);
-                return base;
-            }
-            std::collections::hash_map::Entry::Occupied(slot) => *slot.get(),
-        };
-        let name = loop {
-            let candidate = format!("{base}_{k}");
-            k += 1;
-            if !self.taken.contains_key(&name_hash(&candidate)) {
-                break candidate;
-            }
-        };
-        self.taken.insert(key, k);
-        self.taken.insert(name_hash(&name), 1);
-        name
     }
 
     fn constant(&mut self, c: &Node<Constant>) {
