@@ -320,3 +320,21 @@ fn graph_bindings_are_scoped_like_lets() {
     let ok = "#[version = \"0.0.5\"]\ndef @main(%p: float32) {\n  %0 = negative(%p);\n  %1 = fn (%d: float32) {\n    add(%0, %d)\n  };\n  %1(%0)\n}\n";
     assert!(parse_module(ok).is_ok());
 }
+
+#[test]
+fn variables_of_one_name_print_under_names_no_variable_has() {
+    // Two variables named `x` (the parameter shadows the let) and one named
+    // `x_1`: the parameter cannot take `x_1`, which is another variable's.
+    let e = parse_expr("let %x = 1; let %f = fn (%x) { add(%x, 1) }; let %x_1 = %f(%x); (%x, %x_1)")
+        .unwrap();
+    let printed = print_expr(&e);
+    assert_eq!(
+        printed,
+        "let %x = 1;\nlet %f = fn (%x_2) {\n  add(%x_2, 1)\n};\nlet %x_1 = %f(%x);\n(%x, %x_1)\n"
+    );
+    assert!(structural_eq(&e, &parse_expr(&printed).unwrap()));
+    // A name that is not an identifier is made one.
+    let v = Expr::var("a.b", None);
+    let e = Expr::let_(v.clone(), Expr::constant(Tensor::scalar_f32(1.0)), v.into());
+    assert_eq!(print_expr(&e), "let %a_b = 1f;\n%a_b\n");
+}
