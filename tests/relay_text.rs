@@ -325,8 +325,9 @@ fn graph_bindings_are_scoped_like_lets() {
 fn variables_of_one_name_print_under_names_no_variable_has() {
     // Two variables named `x` (the parameter shadows the let) and one named
     // `x_1`: the parameter cannot take `x_1`, which is another variable's.
-    let e = parse_expr("let %x = 1; let %f = fn (%x) { add(%x, 1) }; let %x_1 = %f(%x); (%x, %x_1)")
-        .unwrap();
+    let e =
+        parse_expr("let %x = 1; let %f = fn (%x) { add(%x, 1) }; let %x_1 = %f(%x); (%x, %x_1)")
+            .unwrap();
     let printed = print_expr(&e);
     assert_eq!(
         printed,

@@ -89,6 +89,11 @@ impl TypeDefs {
         self.by_name.get(name).map(|&i| &self.defs[i])
     }
 
+    /// Whether a constructor is named `name`.
+    pub fn is_constructor(&self, name: &str) -> bool {
+        !self.constructors.is_empty() && self.constructors.contains_key(name)
+    }
+
     /// A new node for the constructor named `name`.
     pub fn constructor(&self, name: &str, span: Span) -> Option<Node<Constructor>> {
         let &(def, tag) = self.constructors.get(name)?;

@@ -134,6 +134,14 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Continues from byte `pos`, at `line:col` (the caller skipped text it
+    /// knows).
+    pub fn reposition(&mut self, pos: usize, line: u32, col: u32) {
+        self.pos = pos;
+        self.line = line;
+        self.col = col;
+    }
+
     /// The next token; [`Tok::Eof`] at the end, and after the metadata section.
     pub fn next_token(&mut self) -> Result<Token<'a>, LexError> {
         if !self.done {

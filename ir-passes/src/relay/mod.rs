@@ -27,6 +27,7 @@ mod interp;
 mod lexer;
 mod module;
 mod ops;
+mod parse_scopes;
 mod parser;
 pub mod passes;
 mod pattern;

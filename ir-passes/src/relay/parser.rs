@@ -19,6 +19,7 @@ use super::expr::{
 };
 use super::lexer::{LexError, Lexer, Tok, Token};
 use super::module::RelayModule;
+use super::parse_scopes::Scopes;
 use super::pattern::{Pattern, PatternConstructor, PatternTuple};
 use super::tensor::Tensor;
 use super::tvm_metadata::{is_tvm_metadata, tvm_metadata};
@@ -154,17 +155,8 @@ struct Parser<'a> {
     tokens: RefCell<Lookahead<'a>>,
     /// The token consumed last (errors about a literal point back at it).
     previous: Token<'a>,
-    /// Variables in scope by name: the index of the innermost binding in
-    /// `bindings`. A lookup costs the same at any nesting depth, and a
-    /// binding allocates nothing of its own.
-    bound: HashMap<&'a str, usize>,
-    /// Every binding made, with the binding of the same name it hides.
-    bindings: Vec<(Node<Var>, Option<usize>)>,
-    /// The names each open scope bound (where its bindings start), unbound
-    /// when it closes.
-    scopes: Vec<usize>,
-    /// Names of `bindings`, in order (parallel to it).
-    binding_names: Vec<&'a str>,
+    /// Variables in scope by name, in nested scopes.
+    scopes: Scopes,
     /// One operator node per name, shared by every call of it (operators
     /// are compared by name, and sharing one costs nothing).
     ops: HashMap<&'a str, Expr>,
@@ -173,6 +165,12 @@ struct Parser<'a> {
     scalars: HashMap<(u16, u64, u8), Expr>,
     /// One node per tensor type written in the text.
     tensor_types: HashMap<&'a str, Type>,
+    /// The text of the last tensor type read, if on one line of ASCII: the
+    /// same text again (as in a program annotating every binding alike) is
+    /// the same type, taken without lexing it.
+    last_tensor_type: Option<(&'a str, Type)>,
+    /// The arguments of the calls being read, innermost call's last.
+    arg_stack: Vec<Expr>,
     /// Scratch for a shape being read.
     dims: Vec<Dim>,
     /// `free_var` declarations: visible for the rest of the parse, below every scope.
@@ -195,6 +193,25 @@ struct Parser<'a> {
     type_params: Vec<String>,
     /// The type being defined and its parameter count: it may refer to itself.
     defining: Option<(String, usize)>,
+}
+
+/// `let`s around `last`, the first outermost. The vector of lets is given
+/// back as the chain grows, so that it and the chain are not both whole.
+fn chain_lets(mut lets: Vec<(Node<Var>, Expr, Span)>, last: Expr) -> Expr {
+    let mut body = last;
+    while let Some((var, value, span)) = lets.pop() {
+        body = Let {
+            var,
+            value,
+            body,
+            span,
+        }
+        .into();
+        if lets.capacity() > 1024 && lets.len() < lets.capacity() / 4 {
+            lets.shrink_to(lets.len() * 2);
+        }
+    }
+    body
 }
 
 /// Whether `s` is a keyword (a name that is not an operator or attribute).
@@ -253,13 +270,12 @@ impl<'a> Parser<'a> {
                 error: None,
             }),
             previous: eof,
-            bound: HashMap::default(),
-            bindings: Vec::new(),
-            scopes: Vec::new(),
-            binding_names: Vec::new(),
+            scopes: Scopes::default(),
             ops: HashMap::default(),
             scalars: HashMap::default(),
             tensor_types: HashMap::default(),
+            last_tensor_type: None,
+            arg_stack: Vec::new(),
             dims: Vec::new(),
             free: HashMap::default(),
             graph: HashMap::default(),
@@ -308,6 +324,28 @@ impl<'a> Parser<'a> {
             self.previous = t;
         }
         t.tok
+    }
+
+    /// Skips from the current token to byte `end` of the same line, text
+    /// known to be ASCII tokens (read before), the last ending at `end`.
+    /// `false` if tokens after the current one were already looked at.
+    fn skip_ascii_line_to(&mut self, end: usize) -> bool {
+        let tokens = self.tokens.get_mut();
+        if !tokens.ahead.is_empty() || tokens.end.is_some() {
+            return false;
+        }
+        let Token { start, line, .. } = self.current;
+        let col = self.current.col + (end - start) as u32;
+        tokens.lexer.reposition(end, line, col);
+        self.previous = Token {
+            tok: Tok::Punct("]"),
+            start: end - 1,
+            end,
+            line,
+            col: col - 1,
+        };
+        self.current = tokens.next();
+        true
     }
 
     /// An error at the current token; a lexical error if the text cannot
@@ -630,7 +668,7 @@ impl<'a> Parser<'a> {
     // ---- sequences and scopes ----
 
     fn with_scope<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
-        self.scopes.push(self.bindings.len());
+        self.scopes.open();
         let graph_start = self.graph_log.len();
         let r = f(self);
         while self.graph_log.len() > graph_start {
@@ -642,44 +680,24 @@ impl<'a> Parser<'a> {
                 None => self.graph.remove(&n),
             };
         }
-        let start = self.scopes.pop().unwrap_or(0);
-        if start == 0 {
-            // The outermost scope: nothing to restore.
-            self.bindings.clear();
-            self.binding_names.clear();
-            self.bound.clear();
-        }
-        // Unbind in reverse, each name back to what it hid.
-        while self.bindings.len() > start {
-            let (Some((_, hidden)), Some(name)) = (self.bindings.pop(), self.binding_names.pop())
-            else {
-                break;
-            };
-            match hidden {
-                Some(outer) => self.bound.insert(name, outer),
-                None => self.bound.remove(name),
-            };
-        }
+        self.scopes.close();
         r
     }
 
     fn lookup(&self, name: &str) -> Option<Node<Var>> {
-        match self.bound.get(name) {
-            Some(&i) => Some(self.bindings[i].0.clone()),
+        match self.scopes.lookup(name) {
+            Some(v) => Some(v.clone()),
             None => self.free.get(name).cloned(),
         }
     }
 
-    /// Binds `name` to `v` in the innermost scope (as a free variable
-    /// outside every scope).
+    /// Binds `name` (the variable's own name) to `v` in the innermost
+    /// scope (as a free variable outside every scope).
     fn bind(&mut self, name: &'a str, v: &Node<Var>) {
         if self.scopes.is_empty() {
             return self.declare_free(name, v);
         }
-        let index = self.bindings.len();
-        let hidden = self.bound.insert(name, index);
-        self.bindings.push((v.clone(), hidden));
-        self.binding_names.push(name);
+        self.scopes.bind(name, v);
     }
 
     fn declare_free(&mut self, name: &'a str, v: &Node<Var>) {
@@ -689,7 +707,9 @@ impl<'a> Parser<'a> {
     /// An expression sequence, in its own scope; the lets are chained from
     /// the end without recursion, so a million-binding chain is fine.
     fn seq(&mut self) -> PResult<Expr> {
-        self.with_scope(|p| {
+        // The chain is built once the scope is closed, so that the scope's
+        // tables are given back before the let nodes are made.
+        let (lets, last) = self.with_scope(|p| {
             let mut lets: Vec<(Node<Var>, Expr, Span)> = Vec::new();
             let last = loop {
                 let span = p.span();
@@ -708,7 +728,9 @@ impl<'a> Parser<'a> {
                     p.declare_free(name, &var);
                     continue;
                 }
-                if let (Tok::Graph(n), Tok::Punct("=")) = (p.peek(), p.peek_at(1)) {
+                if let Tok::Graph(n) = p.peek()
+                    && p.peek_at(1) == Tok::Punct("=")
+                {
                     p.bump();
                     p.bump();
                     let value = p.binop_expr()?;
@@ -732,19 +754,9 @@ impl<'a> Parser<'a> {
                 }
                 break e;
             };
-            Ok(lets
-                .into_iter()
-                .rev()
-                .fold(last, |body, (var, value, span)| {
-                    Let {
-                        var,
-                        value,
-                        body,
-                        span,
-                    }
-                    .into()
-                }))
-        })
+            Ok((lets, last))
+        })?;
+        Ok(chain_lets(lets, last))
     }
 
     /// `%x` or `%x: T`: the name as written, and the variable.
@@ -832,18 +844,28 @@ impl<'a> Parser<'a> {
         matches!(self.peek_at(k), Tok::Punct("="))
     }
 
+    /// A call's arguments and attributes, after its `(`. The arguments are
+    /// gathered on a stack shared by nested calls, so that each call's
+    /// vector is allocated once at its exact length.
     fn call_args(&mut self) -> PResult<(Vec<Expr>, Attrs)> {
-        let mut args = Vec::new();
+        let base = self.arg_stack.len();
+        let attrs = self.call_args_onto_stack();
+        let args = self.arg_stack.drain(base..).collect();
+        Ok((args, attrs?))
+    }
+
+    fn call_args_onto_stack(&mut self) -> PResult<Attrs> {
         let mut attrs = Attrs::new();
         loop {
             if self.eat(")") {
-                return Ok((args, attrs));
+                return Ok(attrs);
             }
             if self.at_attr() {
                 let (k, v) = self.attr()?;
                 attrs.insert(k, v);
             } else if attrs.is_empty() {
-                args.push(self.seq()?);
+                let arg = self.seq()?;
+                self.arg_stack.push(arg);
             } else {
                 return Err(
                     self.expected("an attribute `name=value` (arguments come before attributes)")
@@ -851,7 +873,7 @@ impl<'a> Parser<'a> {
             }
             if !self.eat(",") {
                 self.expect(")")?;
-                return Ok((args, attrs));
+                return Ok(attrs);
             }
         }
     }
@@ -1113,7 +1135,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 self.match_rest(span)
             }
-            Tok::Ident(s) if self.type_defs.constructor(s, span).is_some() => {
+            Tok::Ident(s) if self.type_defs.is_constructor(s) => {
                 self.bump();
                 let Some(c) = self.type_defs.constructor(s, span) else {
                     return Err(self.expected("a constructor"));
@@ -1339,6 +1361,14 @@ impl<'a> Parser<'a> {
         guarded(|| match self.peek() {
             Tok::Ident("Tensor") => {
                 let start = self.token().start;
+                if let Some((text, t)) = &self.last_tensor_type
+                    && self.src[start..].starts_with(text)
+                {
+                    let t = t.clone();
+                    if self.skip_ascii_line_to(start + text.len()) {
+                        return Ok(t);
+                    }
+                }
                 self.bump();
                 self.expect("[")?;
                 self.expect("(")?;
@@ -1378,6 +1408,9 @@ impl<'a> Parser<'a> {
                     .or_insert_with(|| Type::tensor(shape.clone(), dtype))
                     .clone();
                 self.dims = shape;
+                if text.is_ascii() && !text.contains(['\n', '\r']) {
+                    self.last_tensor_type = Some((text, t.clone()));
+                }
                 Ok(t)
             }
             Tok::Ident("_") => {
