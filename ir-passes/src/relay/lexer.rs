@@ -87,6 +87,17 @@ const PUNCT1: [&str; 20] = [
     "@",
 ];
 
+/// Each one-byte punctuation, found by its byte.
+const PUNCT_BY_BYTE: [Option<&str>; 128] = {
+    let mut table = [None; 128];
+    let mut i = 0;
+    while i < PUNCT1.len() {
+        table[PUNCT1[i].as_bytes()[0] as usize] = Some(PUNCT1[i]);
+        i += 1;
+    }
+    table
+};
+
 /// A lexer over one source text, giving one token at a time
 /// ([`Lexer::next_token`]): the parser keeps a few tokens of lookahead, not
 /// a vector of them all.
@@ -148,6 +159,17 @@ impl<'a> Lexer<'a> {
             self.skip_trivia()?;
         }
         let (start, line, col) = (self.pos, self.line, self.col);
+        if !self.done
+            && let Some(tok) = self.plain_token()
+        {
+            return Ok(Token {
+                tok,
+                start,
+                end: self.pos,
+                line,
+                col,
+            });
+        }
         let tok = match self.peek() {
             _ if self.done => Tok::Eof,
             None => Tok::Eof,
@@ -250,6 +272,52 @@ impl<'a> Lexer<'a> {
                     }
                 }
                 _ => return Ok(()),
+            }
+        }
+    }
+
+    /// The most common tokens, none of which can fail: `%name`, an ASCII
+    /// identifier other than `meta` and the infinities, and punctuation
+    /// other than `-` (which may start a literal) and `@` (a global's). `None` leaves the rest
+    /// to [`Lexer::token`] (through a `Result`, which costs a copy).
+    #[inline(always)]
+    fn plain_token(&mut self) -> Option<Tok<'a>> {
+        let bytes = self.src.as_bytes();
+        let name_end = |from: usize| {
+            let len = bytes[from..]
+                .iter()
+                .position(|&b| !(b.is_ascii_alphanumeric() || b == b'_' || b == b'/'))
+                .unwrap_or(bytes.len() - from);
+            // A name going on in non-ASCII letters is read by `ident`.
+            (bytes.get(from + len).is_none_or(|b| b.is_ascii())).then_some(from + len)
+        };
+        let start = self.pos;
+        match *bytes.get(start)? {
+            b'%' if bytes
+                .get(start + 1)
+                .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_') =>
+            {
+                let end = name_end(start + 1)?;
+                self.pos = end;
+                self.col += (end - start) as u32;
+                Some(Tok::Local(&self.src[start + 1..end]))
+            }
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let end = name_end(start)?;
+                let name = &self.src[start..end];
+                if name == "meta" || name.starts_with("inf") {
+                    return None;
+                }
+                self.pos = end;
+                self.col += (end - start) as u32;
+                Some(Tok::Ident(name))
+            }
+            b'-' | b'@' => None,
+            _ => {
+                let p = punct(&bytes[start..])?;
+                self.pos += p.len();
+                self.col += p.len() as u32;
+                Some(Tok::Punct(p))
             }
         }
     }
@@ -529,7 +597,7 @@ fn punct(rest: &[u8]) -> Option<&'static str> {
     };
     two.or_else(|| {
         let c = *rest.first()?;
-        PUNCT1.iter().copied().find(|p| p.as_bytes()[0] == c)
+        PUNCT_BY_BYTE.get(usize::from(c)).copied().flatten()
     })
 }
 

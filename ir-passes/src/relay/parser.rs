@@ -154,7 +154,7 @@ struct Parser<'a> {
     /// The tokens after it, lexed when looked at.
     tokens: RefCell<Lookahead<'a>>,
     /// The token consumed last (errors about a literal point back at it).
-    previous: Token<'a>,
+    previous: (usize, usize),
     /// Variables in scope by name, in nested scopes.
     scopes: Scopes,
     /// One operator node per name, shared by every call of it (operators
@@ -236,6 +236,14 @@ fn is_keyword_name(s: &str) -> bool {
 }
 
 fn binop(tok: Tok<'_>) -> Option<(u8, &'static str)> {
+    // Most expressions end at `,`, `;` or `)`: one byte says no.
+    let Tok::Punct(p) = tok else { return None };
+    if !matches!(
+        p.as_bytes()[0],
+        b'*' | b'/' | b'+' | b'-' | b'<' | b'>' | b'=' | b'!'
+    ) {
+        return None;
+    }
     match tok {
         Tok::Punct("*") => Some((12, "multiply")),
         Tok::Punct("/") => Some((12, "divide")),
@@ -269,7 +277,7 @@ impl<'a> Parser<'a> {
                 end: None,
                 error: None,
             }),
-            previous: eof,
+            previous: (0, 0),
             scopes: Scopes::default(),
             ops: HashMap::default(),
             scalars: HashMap::default(),
@@ -321,7 +329,7 @@ impl<'a> Parser<'a> {
         let t = self.current;
         if !matches!(t.tok, Tok::Eof | Tok::Error) {
             self.current = self.tokens.get_mut().next();
-            self.previous = t;
+            self.previous = (t.start, t.end);
         }
         t.tok
     }
@@ -337,13 +345,7 @@ impl<'a> Parser<'a> {
         let Token { start, line, .. } = self.current;
         let col = self.current.col + (end - start) as u32;
         tokens.lexer.reposition(end, line, col);
-        self.previous = Token {
-            tok: Tok::Punct("]"),
-            start: end - 1,
-            end,
-            line,
-            col: col - 1,
-        };
+        self.previous = (end - 1, end);
         self.current = tokens.next();
         true
     }
@@ -362,12 +364,7 @@ impl<'a> Parser<'a> {
 
     /// An error at the token consumed last.
     fn error_at_previous(&self, message: impl Into<String>) -> ParseError {
-        make_error(
-            self.src,
-            self.previous.start,
-            self.previous.end,
-            message.into(),
-        )
+        make_error(self.src, self.previous.0, self.previous.1, message.into())
     }
 
     fn expected(&self, what: &str) -> ParseError {
@@ -707,10 +704,22 @@ impl<'a> Parser<'a> {
     /// An expression sequence, in its own scope; the lets are chained from
     /// the end without recursion, so a million-binding chain is fine.
     fn seq(&mut self) -> PResult<Expr> {
+        // An item that binds nothing and is not followed by `;` is the
+        // whole sequence: no scope to open (most call arguments are one).
+        let span = self.span();
+        let first = if self.at_binding() {
+            None
+        } else {
+            let e = self.seq_item()?;
+            if !self.eat(";") {
+                return Ok(e);
+            }
+            Some((Expr::var("_", None), e, span))
+        };
         // The chain is built once the scope is closed, so that the scope's
         // tables are given back before the let nodes are made.
         let (lets, last) = self.with_scope(|p| {
-            let mut lets: Vec<(Node<Var>, Expr, Span)> = Vec::new();
+            let mut lets: Vec<(Node<Var>, Expr, Span)> = first.into_iter().collect();
             let last = loop {
                 let span = p.span();
                 if p.eat_keyword("let") {
@@ -739,14 +748,7 @@ impl<'a> Parser<'a> {
                     p.graph_log.push((n, hidden));
                     continue;
                 }
-                let e = if matches!(p.peek(), Tok::Punct("{")) {
-                    p.bump();
-                    let inner = p.seq()?;
-                    p.expect("}")?;
-                    inner
-                } else {
-                    p.binop_expr()?
-                };
+                let e = p.seq_item()?;
                 if p.eat(";") {
                     let var = Expr::var("_", None);
                     lets.push((var, e, span));
@@ -757,6 +759,25 @@ impl<'a> Parser<'a> {
             Ok((lets, last))
         })?;
         Ok(chain_lets(lets, last))
+    }
+
+    /// At `let`, `free_var` or `%N =`: a sequence item that binds.
+    fn at_binding(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(k) => k == "let" || k == "free_var",
+            Tok::Graph(_) => self.peek_at(1) == Tok::Punct("="),
+            _ => false,
+        }
+    }
+
+    /// A sequence item that binds nothing: `{ sequence }` or an expression.
+    fn seq_item(&mut self) -> PResult<Expr> {
+        if self.eat("{") {
+            let inner = self.seq()?;
+            self.expect("}")?;
+            return Ok(inner);
+        }
+        self.binop_expr()
     }
 
     /// `%x` or `%x: T`: the name as written, and the variable.
@@ -1401,7 +1422,7 @@ impl<'a> Parser<'a> {
                 self.expect("]")?;
                 // One node per type as written: found by its text, so that a
                 // type written again allocates nothing.
-                let text = &self.src[start..self.previous.end];
+                let text = &self.src[start..self.previous.1];
                 let t = self
                     .tensor_types
                     .entry(text)
