@@ -129,7 +129,14 @@ impl<'a> Lookahead<'a> {
         if let Some(end) = self.end {
             return end;
         }
-        let t = self.lexer.next_token().unwrap_or_else(|e| {
+        let next = self.lexer.next_token();
+        self.settle(next)
+    }
+
+    /// The token a lexing step gave: an error stands as [`Tok::Error`], and
+    /// the end repeats.
+    fn settle(&mut self, next: Result<Token<'a>, LexError>) -> Token<'a> {
+        let t = next.unwrap_or_else(|e| {
             let t = Token {
                 tok: Tok::Error,
                 start: e.start,
@@ -159,10 +166,10 @@ struct Parser<'a> {
     scopes: Scopes,
     /// One operator node per name, shared by every call of it (operators
     /// are compared by name, and sharing one costs nothing).
-    ops: HashMap<&'a str, Expr>,
+    ops: HashMap<&'a str, Node<Op>>,
     /// One constant node per scalar literal (constants are not graph nodes:
     /// sharing one is not observable).
-    scalars: HashMap<(u16, u64, u8), Expr>,
+    scalars: HashMap<(u16, u64, u8), Node<Constant>>,
     /// One node per tensor type written in the text.
     tensor_types: HashMap<&'a str, Type>,
     /// The text of the last tensor type read, if on one line of ASCII: the
@@ -326,12 +333,22 @@ impl<'a> Parser<'a> {
     }
 
     fn bump(&mut self) -> Tok<'a> {
-        let t = self.current;
-        if !matches!(t.tok, Tok::Eof | Tok::Error) {
-            self.current = self.tokens.get_mut().next();
-            self.previous = (t.start, t.end);
+        let tok = self.current.tok;
+        if matches!(tok, Tok::Eof | Tok::Error) {
+            return tok;
         }
-        t.tok
+        self.previous = (self.current.start, self.current.end);
+        let tokens = self.tokens.get_mut();
+        if tokens.ahead.is_empty() && tokens.end.is_none() {
+            // Nothing looked ahead at: straight from the lexer.
+            match tokens.lexer.next_token() {
+                Ok(t) if t.tok != Tok::Eof => self.current = t,
+                next => self.current = tokens.settle(next),
+            }
+        } else {
+            self.current = tokens.next();
+        }
+        tok
     }
 
     /// Skips from the current token to byte `end` of the same line, text
@@ -1003,24 +1020,24 @@ impl<'a> Parser<'a> {
     /// The constant of a scalar literal, one node per distinct literal
     /// (`kind` tells apart literals of equal bits: int, float, bool).
     fn scalar(&mut self, key: (u16, u64, u8), span: Span, data: impl FnOnce() -> Tensor) -> Expr {
-        self.scalars
+        // The node kept by kind: cloning it is a count increment, where
+        // cloning an `Expr` is a call through its variants.
+        let node = self
+            .scalars
             .entry(key)
-            .or_insert_with(|| Constant { data: data(), span }.into())
-            .clone()
+            .or_insert_with(|| Node::new(Constant { data: data(), span }));
+        Expr::Constant(node.clone())
     }
 
     /// The operator node named `name`, one per name.
     fn op_node(&mut self, name: &'a str, span: Span) -> Expr {
-        self.ops
-            .entry(name)
-            .or_insert_with(|| {
-                Op {
-                    name: name.to_owned(),
-                    span,
-                }
-                .into()
+        let node = self.ops.entry(name).or_insert_with(|| {
+            Node::new(Op {
+                name: name.to_owned(),
+                span,
             })
-            .clone()
+        });
+        Expr::Op(node.clone())
     }
 
     fn atom_base(&mut self) -> PResult<Expr> {
