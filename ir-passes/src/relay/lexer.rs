@@ -127,7 +127,7 @@ pub fn lex(src: &str) -> Result<Vec<Token<'_>>, LexError> {
     loop {
         let t = lx.next_token()?;
         out.push(t);
-        if t.tok == Tok::Eof {
+        if matches!(t.tok, Tok::Eof) {
             return Ok(out);
         }
     }
@@ -179,7 +179,11 @@ impl<'a> Lexer<'a> {
         Ok(Token {
             tok,
             start,
-            end: if tok == Tok::Eof { start } else { self.pos },
+            end: if matches!(tok, Tok::Eof) {
+                start
+            } else {
+                self.pos
+            },
             line,
             col,
         })

@@ -342,7 +342,7 @@ impl<'a> Parser<'a> {
         if tokens.ahead.is_empty() && tokens.end.is_none() {
             // Nothing looked ahead at: straight from the lexer.
             match tokens.lexer.next_token() {
-                Ok(t) if t.tok != Tok::Eof => self.current = t,
+                Ok(t) if !matches!(t.tok, Tok::Eof) => self.current = t,
                 next => self.current = tokens.settle(next),
             }
         } else {
@@ -371,7 +371,7 @@ impl<'a> Parser<'a> {
     /// be read there at all.
     fn error_here(&self, message: impl Into<String>) -> ParseError {
         let t = self.token();
-        if t.tok == Tok::Error
+        if matches!(t.tok, Tok::Error)
             && let Some(e) = self.tokens.borrow().error.clone()
         {
             return make_error(self.src, e.start, e.end, e.message);
@@ -388,6 +388,7 @@ impl<'a> Parser<'a> {
         self.error_here(format!("expected {what}, found {}", self.peek().describe()))
     }
 
+    #[inline(always)]
     fn eat(&mut self, p: &str) -> bool {
         // Punctuation is one or two bytes: compared without a call.
         let same = |q: &str| {
@@ -402,18 +403,29 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(always)]
     fn expect(&mut self, p: &str) -> PResult<()> {
         if self.eat(p) {
             Ok(())
         } else {
-            Err(self.expected(&format!("`{p}`")))
+            Err(self.expected_punct(p))
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn expected_punct(&self, p: &str) -> ParseError {
+        self.expected(&format!("`{p}`"))
+    }
+
+    // Inlined: `k` is then a constant, compared without a call.
+    #[inline(always)]
     fn is_keyword(&self, k: &str) -> bool {
         matches!(self.peek(), Tok::Ident(s) if s == k)
     }
 
+    // Inlined: `k` is then a constant, compared without a call.
+    #[inline(always)]
     fn eat_keyword(&mut self, k: &str) -> bool {
         if self.is_keyword(k) {
             self.bump();
@@ -446,7 +458,7 @@ impl<'a> Parser<'a> {
                     loop {
                         match scan.next_token() {
                             Ok(t) if matches!(t.tok, Tok::Metadata(_)) => break Some(t),
-                            Ok(t) if t.tok == Tok::Eof => break None,
+                            Ok(t) if matches!(t.tok, Tok::Eof) => break None,
                             Ok(_) => {}
                             // The parser reports it when it gets there.
                             Err(_) => break None,
@@ -755,7 +767,7 @@ impl<'a> Parser<'a> {
                     continue;
                 }
                 if let Tok::Graph(n) = p.peek()
-                    && p.peek_at(1) == Tok::Punct("=")
+                    && matches!(p.peek_at(1), Tok::Punct("="))
                 {
                     p.bump();
                     p.bump();
@@ -782,7 +794,7 @@ impl<'a> Parser<'a> {
     fn at_binding(&self) -> bool {
         match self.peek() {
             Tok::Ident(k) => k == "let" || k == "free_var",
-            Tok::Graph(_) => self.peek_at(1) == Tok::Punct("="),
+            Tok::Graph(_) => matches!(self.peek_at(1), Tok::Punct("=")),
             _ => false,
         }
     }
@@ -995,7 +1007,7 @@ impl<'a> Parser<'a> {
 
     fn atom(&mut self) -> PResult<Expr> {
         let e = self.atom_base()?;
-        if self.peek() == Tok::Punct(".")
+        if matches!(self.peek(), Tok::Punct("."))
             && let Tok::Int(index, _, _) = self.peek_at(1)
         {
             let span = self.span();
