@@ -69,6 +69,28 @@ impl Scopes {
             self.table = HashTable::new();
             return;
         }
+        let closing = self.bindings.len() - start;
+        if start < closing && closing >= self.table.capacity() / 4 {
+            // Fewer bindings stay than go (as when a function body closes
+            // inside its parameters' scope): the table is rebuilt from
+            // those, in order, so that the innermost of each name wins.
+            self.bindings.truncate(start);
+            self.table.clear();
+            for (i, b) in self.bindings.iter().enumerate() {
+                let bindings = &self.bindings;
+                let name = &b.var.name;
+                match self.table.entry(
+                    widen(b.hash),
+                    |&j| bindings[j as usize].var.name == *name,
+                    |&j| widen(bindings[j as usize].hash),
+                ) {
+                    hashbrown::hash_table::Entry::Occupied(mut slot) => *slot.get_mut() = i as u32,
+                    hashbrown::hash_table::Entry::Vacant(slot) => {
+                        slot.insert(i as u32);
+                    }
+                }
+            }
+        }
         while self.bindings.len() > start {
             let Some(b) = self.bindings.pop() else { break };
             let index = self.bindings.len() as u32;
@@ -101,7 +123,8 @@ impl Scopes {
             .map(|&i| &bindings[i as usize].var)
     }
 
-    /// Binds `name` to `var` in the innermost scope.
+    /// Binds `name`, which is `var`'s own name (the table finds bindings
+    /// through it), to `var` in the innermost scope.
     pub(super) fn bind(&mut self, name: &str, var: &Node<Var>) {
         let h = hash(name);
         let index = self.bindings.len() as u32;
@@ -152,5 +175,28 @@ mod tests {
         scopes.close();
         assert!(scopes.lookup("x").is_none());
         assert!(scopes.is_empty());
+    }
+
+    #[test]
+    fn closing_a_large_scope_rebuilds_the_few_names_that_stay() {
+        let (a, x) = (Expr::var("a", None), Expr::var("x", None));
+        let mut scopes = Scopes::default();
+        scopes.open();
+        scopes.bind("a", &a);
+        scopes.bind("x", &x);
+        scopes.open();
+        let inner: Vec<_> = (0..1000)
+            .map(|i| Expr::var(&format!("v{i}"), None))
+            .collect();
+        for v in &inner {
+            scopes.bind(&v.name, v);
+        }
+        let inner_x = Expr::var("x", None);
+        scopes.bind("x", &inner_x);
+        assert!(scopes.lookup("x").is_some_and(|v| v.same_as(&inner_x)));
+        scopes.close();
+        assert!(scopes.lookup("x").is_some_and(|v| v.same_as(&x)));
+        assert!(scopes.lookup("a").is_some_and(|v| v.same_as(&a)));
+        assert!(scopes.lookup("v7").is_none());
     }
 }
