@@ -16,10 +16,9 @@ use std::fmt::Write;
 use std::ops::ControlFlow;
 
 use super::extension::ExtPrinter;
-use super::free_vars::free_vars;
 
 use ir_core::stack::guarded;
-use ir_core::{Family, Id, IdMap, Node};
+use ir_core::{Family, Id, IdMap, IdSet, Node};
 
 use super::adt::{TypeData, TypeDefs};
 use super::expr::{Constant, Expr, ExprVisitor, Function, Var};
@@ -37,6 +36,15 @@ pub const MAX_INDENT: usize = 32;
 /// Room reserved in the arena per node: about what a node's text takes.
 const BYTES_PER_NODE: usize = 8;
 
+/// The free variables [`Printer::count_uses`] finds: those used and not
+/// bound before.
+#[derive(Default)]
+struct FreeVars {
+    bound: IdSet<Node<Var>>,
+    seen: IdSet<Node<Var>>,
+    found: Vec<Node<Var>>,
+}
+
 /// Two spaces per level, up to [`MAX_INDENT`] levels.
 const INDENTATION: &str = "                                                                ";
 const _: () = assert!(INDENTATION.len() == 2 * MAX_INDENT);
@@ -50,7 +58,7 @@ pub fn print_module(module: &RelayModule) -> String {
     }
     for (name, function) in module.functions() {
         p.reset_function();
-        p.count_uses(&function.body);
+        p.count_uses(&function.body, None);
         p.place_bindings(&function.body);
         let block = p.print_names_settled(|p| {
             p.begin_block(ROOT);
@@ -74,9 +82,10 @@ pub fn print_module(module: &RelayModule) -> String {
 /// free variables are declared first with `free_var`.
 pub fn print_expr(e: &Expr) -> String {
     let mut p = Printer::default();
-    p.count_uses(e);
+    let mut free = FreeVars::default();
+    p.count_uses(e, Some(&mut free));
     p.place_bindings(e);
-    let free = free_vars(e);
+    let free = free.found;
     let block = p.print_names_settled(|p| {
         p.begin_block(ROOT);
         for var in &free {
@@ -407,9 +416,16 @@ impl Printer {
 
     /// Counts the uses of each shared graph node, and reserves room in the
     /// arena for the text of the nodes met (reserved memory that is never
-    /// written costs nothing, and a growing arena copies itself).
-    fn count_uses(&mut self, e: &Expr) {
-        struct Count<'a>(&'a mut IdMap<Expr, u32>, usize);
+    /// written costs nothing, and a growing arena copies itself). With
+    /// `free`, the same walk finds the free variables, in order of first
+    /// use (as [`free_vars`](super::free_vars::free_vars) finds them, without
+    /// a walk of its own).
+    fn count_uses(&mut self, e: &Expr, free: Option<&mut FreeVars>) {
+        struct Count<'a> {
+            uses: &'a mut IdMap<Expr, u32>,
+            nodes: usize,
+            free: Option<&'a mut FreeVars>,
+        }
         impl TypeVisitor for Count<'_> {
             // Types hold no expressions, and are shared: walking each would cost
             // the depth of nested function types at every function.
@@ -419,13 +435,13 @@ impl Printer {
         impl ExprVisitor for Count<'_> {
             fn visit_expr(&mut self, e: &Expr) {
                 ir_core::visit_preorder(self, e, |pass, e| {
-                    pass.1 += 1;
+                    pass.nodes += 1;
                     // Only graph nodes get `%N = ...;` (a variable or an
                     // operator used twice is just written twice).
                     if e.strong_count() == 1 || !Printer::is_graph(e) {
                         return ControlFlow::Continue(());
                     }
-                    let n = pass.0.entry(e.id()).or_insert(0);
+                    let n = pass.uses.entry(e.id()).or_insert(0);
                     *n += 1;
                     if *n == 1 {
                         ControlFlow::Continue(())
@@ -434,10 +450,29 @@ impl Printer {
                     }
                 })
             }
+            fn visit_var_def(&mut self, v: &Node<Var>) {
+                if let Some(free) = self.free.as_deref_mut() {
+                    free.bound.insert(v.id());
+                }
+                v.walk(self);
+            }
+            fn visit_var(&mut self, v: &Node<Var>) {
+                if let Some(free) = self.free.as_deref_mut()
+                    && !free.bound.contains(&v.id())
+                    && free.seen.insert(v.id())
+                {
+                    free.found.push(v.clone());
+                }
+                v.walk(self);
+            }
         }
-        let mut count = Count(&mut self.uses, 0);
+        let mut count = Count {
+            uses: &mut self.uses,
+            nodes: 0,
+            free,
+        };
         count.visit_expr(e);
-        let nodes = count.1;
+        let nodes = count.nodes;
         self.doc.arena.reserve(nodes.saturating_mul(BYTES_PER_NODE));
     }
 
