@@ -339,3 +339,26 @@ fn variables_of_one_name_print_under_names_no_variable_has() {
     let e = Expr::let_(v.clone(), Expr::constant(Tensor::scalar_f32(1.0)), v.into());
     assert_eq!(print_expr(&e), "let %a_b = 1f;\n%a_b\n");
 }
+
+#[test]
+fn a_repeated_annotation_reads_as_the_first_and_errors_after_it_say_where() {
+    // The second annotation is taken by its text (it repeats the first);
+    // what follows it is read and located as if it had been lexed.
+    let text = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  let %a: Tensor[(4), float32] = %x;\n  let %b: Tensor[(4), float32]/* c */= ;\n  %b\n}\n";
+    let e = error(text);
+    assert_eq!(
+        (e.line, e.col, e.message.as_str()),
+        (4, 40, "expected an expression, found `;`")
+    );
+    let fixed = text.replace("= ;", "= %a;");
+    let m = parse_module(&fixed).unwrap();
+    let printed = print_module(&m);
+    assert_eq!(
+        printed,
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(4), float32]) {\n  let %a: Tensor[(4), float32] = %x;\n  let %b: Tensor[(4), float32] = %a;\n  %b\n}\n"
+    );
+    // A prefix of the annotation is not the annotation.
+    let e = error(&fixed.replace("let %b: Tensor[(4), float32]", "let %b: Tensor[(4), float3"));
+    assert_eq!(e.line, 4);
+    assert!(e.message.contains("dtype"), "{}", e.message);
+}
