@@ -64,9 +64,15 @@ impl Scopes {
     pub(super) fn close(&mut self) {
         let start = self.starts.pop().unwrap_or(0);
         if start == 0 {
-            // The outermost scope: nothing to restore.
-            self.bindings = Vec::new();
-            self.table = HashTable::new();
+            // The outermost scope: nothing to restore (and a large one's
+            // memory given back).
+            if self.bindings.capacity() > 1024 {
+                self.bindings = Vec::new();
+                self.table = HashTable::new();
+            } else {
+                self.bindings.clear();
+                self.table.clear();
+            }
             return;
         }
         let closing = self.bindings.len() - start;

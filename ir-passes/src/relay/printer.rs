@@ -463,7 +463,11 @@ impl Printer {
                 {
                     free.found.push(v.clone());
                 }
+                // What a use's variable holds is not a use here (as in
+                // `free_vars`); its sharing still counts.
+                let free = self.free.take();
                 v.walk(self);
+                self.free = free;
             }
         }
         let mut count = Count {
