@@ -252,17 +252,11 @@ impl<T: fmt::Display> fmt::Display for Node<T> {
 impl<T> Drop for Node<T> {
     #[inline]
     fn drop(&mut self) {
-        let strong = &self.inner().strong;
-        // The only handle: no other exists to clone or drop the node, so a
-        // load (acquiring what the handles dropped before did) tells it
-        // without the locked decrement, most of the cost of dropping a tree.
-        if strong.load(Ordering::Acquire) != 1 {
-            if strong.fetch_sub(1, Ordering::Release) != 1 {
-                return;
-            }
-            // The last handle: see every other thread's writes before freeing.
-            fence(Ordering::Acquire);
+        if self.inner().strong.fetch_sub(1, Ordering::Release) != 1 {
+            return;
         }
+        // The last handle: see every other thread's writes before freeing.
+        fence(Ordering::Acquire);
         deep_drop::release_raw(deep_drop::Parked {
             ptr: self.ptr.as_ptr().cast(),
             release: free::<T>,
