@@ -332,10 +332,10 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn bump(&mut self) -> Tok<'a> {
-        let tok = self.current.tok;
-        if matches!(tok, Tok::Eof | Tok::Error) {
-            return tok;
+    /// Moves to the next token.
+    fn bump(&mut self) {
+        if matches!(self.current.tok, Tok::Eof | Tok::Error) {
+            return;
         }
         self.previous = (self.current.start, self.current.end);
         let tokens = self.tokens.get_mut();
@@ -348,6 +348,12 @@ impl<'a> Parser<'a> {
         } else {
             self.current = tokens.next();
         }
+    }
+
+    /// The current token, moving past it.
+    fn take(&mut self) -> Tok<'a> {
+        let tok = self.peek();
+        self.bump();
         tok
     }
 
@@ -929,12 +935,12 @@ impl<'a> Parser<'a> {
     }
 
     fn attr(&mut self) -> PResult<(String, AttrValue)> {
-        let Tok::Ident(first) = self.bump() else {
+        let Tok::Ident(first) = self.take() else {
             return Err(self.expected("an attribute name"));
         };
         let mut name = first.to_owned();
         while self.eat(".") {
-            let Tok::Ident(part) = self.bump() else {
+            let Tok::Ident(part) = self.take() else {
                 return Err(self.expected("an attribute name"));
             };
             name.push('.');
