@@ -64,9 +64,16 @@ pub fn print_expr(e: &Expr) -> String {
 #[derive(Default)]
 struct Names {
     by_var: IdMap<Node<Var>, String>,
-    used: FxHashSet<String>,
+    /// The names given and in scope, by hash (two names of one hash count
+    /// as one: the second is suffixed, which keeps names unique).
+    used: FxHashSet<u64>,
     /// Names defined in each open branch.
-    scopes: Vec<Vec<String>>,
+    scopes: Vec<Vec<u64>>,
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
 }
 
 impl Names {
@@ -80,36 +87,44 @@ impl Names {
         }
     }
 
-    fn define(&mut self, v: &Node<Var>) -> String {
-        if let Some(name) = self.by_var.get(&v.id()) {
-            return name.clone();
+    /// The variable's name, given at its first mention.
+    fn define(&mut self, v: &Node<Var>) -> &str {
+        let id = v.id();
+        if !self.by_var.contains_key(&id) {
+            let name = self.fresh(v);
+            self.by_var.insert(id, name);
         }
-        let base = match v.name.as_str() {
+        self.by_var.get(&id).map_or("", String::as_str)
+    }
+
+    fn fresh(&mut self, v: &Node<Var>) -> String {
+        let mut name = match v.name.as_str() {
             "" => "v".to_owned(),
             n if n.contains('.') => n.replace('.', "_"),
             n => n.to_owned(),
         };
-        let mut name = base;
-        if !self.used.insert(name.clone()) {
+        let mut key = name_hash(&name);
+        if !self.used.insert(key) {
+            let base = name;
             let mut i = 1;
             loop {
-                let candidate = format!("{name}_{i}");
-                if self.used.insert(candidate.clone()) {
+                let candidate = format!("{base}_{i}");
+                key = name_hash(&candidate);
+                if self.used.insert(key) {
                     name = candidate;
                     break;
                 }
                 i += 1;
             }
         }
-        self.by_var.insert(v.id(), name.clone());
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push(name.clone());
+            scope.push(key);
         }
         name
     }
 
     fn get(&mut self, v: &Node<Var>) -> String {
-        self.define(v)
+        self.define(v).to_owned()
     }
 }
 
@@ -125,6 +140,8 @@ struct Printer {
     tensor_text: IdMap<Node<TensorStructInfo>, String>,
     /// Scalar constants already printed, by node.
     constant_text: IdMap<Node<Constant>, String>,
+    /// A binding's value being written (reused: no string per binding).
+    scratch: String,
 }
 
 fn indent(level: usize) -> std::borrow::Cow<'static, str> {
@@ -145,6 +162,7 @@ impl Printer {
             metadata: 0,
             tensor_text: IdMap::default(),
             constant_text: IdMap::default(),
+            scratch: String::new(),
         }
     }
 
@@ -194,7 +212,10 @@ impl Printer {
         let params: Vec<String> = f
             .params
             .iter()
-            .map(|p| format!("{}: {}", names.define(p), self.sinfo(&p.sinfo, true)))
+            .map(|p| {
+                let name = names.define(p).to_owned();
+                format!("{name}: {}", self.sinfo(&p.sinfo, true))
+            })
             .collect();
         let ret = self.sinfo(&f.ret_sinfo, true);
         let _ = writeln!(
@@ -291,14 +312,14 @@ impl Printer {
         let pad = indent(level);
         match (&b.value, &b.cast) {
             (Expr::Function(f), None) => {
-                let name = names.define(&b.var);
+                let name = names.define(&b.var).to_owned();
                 let _ = writeln!(out, "{pad}# from tvm.script import relax as R\n{pad}");
                 self.function_nested(out, &name, f, level);
                 out.push('\n');
             }
             (Expr::If(i), None) => {
                 let cond = self.value(&i.cond, names, false);
-                let name = names.define(&b.var);
+                let name = names.define(&b.var).to_owned();
                 let ty = self.sinfo(&b.var.sinfo, false);
                 let _ = writeln!(out, "{pad}if {cond}:");
                 names.enter();
@@ -309,9 +330,24 @@ impl Printer {
                 self.seq_body(out, &i.false_branch, names, level + 1, Some((&name, &ty)));
                 names.leave();
             }
+            (value, None) => {
+                // The value first (its names are given before the
+                // variable's), into scratch, then the line.
+                let mut text = std::mem::take(&mut self.scratch);
+                text.clear();
+                self.write_value(&mut text, value, names, true);
+                out.push_str(&pad);
+                out.push_str(names.define(&b.var));
+                out.push_str(": ");
+                self.write_sinfo(out, &b.var.sinfo);
+                out.push_str(" = ");
+                out.push_str(&text);
+                out.push('\n');
+                self.scratch = text;
+            }
             (value, cast) => {
                 let value = self.value(value, names, true);
-                let name = names.define(&b.var);
+                let name = names.define(&b.var).to_owned();
                 let ty = self.sinfo(&b.var.sinfo, false);
                 match cast {
                     None => {
@@ -330,6 +366,49 @@ impl Printer {
     /// enclosing ones in TVM's printer only by choice; it shares them.
     fn function_nested(&mut self, out: &mut String, name: &str, f: &Node<Function>, level: usize) {
         self.function(out, name, f, level);
+    }
+
+    /// [`Printer::value`], written into `out`: a variable, an operator, a
+    /// constant printed before and calls of them need no string of their own.
+    fn write_value(&mut self, out: &mut String, e: &Expr, names: &mut Names, top: bool) {
+        match e {
+            Expr::Var(v) => out.push_str(names.define(v)),
+            Expr::Op(o) => {
+                out.push_str("R.");
+                out.push_str(&o.name);
+            }
+            Expr::Constant(c) if self.constant_text.contains_key(&c.id()) => {
+                out.push_str(&self.constant_text[&c.id()]);
+            }
+            Expr::Call(c) if c.attrs.is_empty() && c.sinfo_args.is_empty() => {
+                ir_core::stack::guarded(|| {
+                    self.write_value(out, &c.op, names, false);
+                    out.push('(');
+                    for (i, a) in c.args.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        self.write_value(out, a, names, false);
+                    }
+                    out.push(')');
+                })
+            }
+            e => {
+                let text = self.value(e, names, top);
+                out.push_str(&text);
+            }
+        }
+    }
+
+    /// [`Printer::sinfo`] (not quoted), written into `out`.
+    fn write_sinfo(&mut self, out: &mut String, s: &StructInfo) {
+        if let StructInfo::TensorStructInfo(t) = s
+            && let Some(text) = self.tensor_text.get(&t.id())
+        {
+            return out.push_str(text);
+        }
+        let text = self.sinfo(s, false);
+        out.push_str(&text);
     }
 
     /// An expression; `top` is a binding's right-hand side, where a tuple
