@@ -78,6 +78,11 @@ fn a_million_let_bindings() {
 }
 
 #[test]
+fn a_million_let_bindings_of_two_names() {
+    through_everything("let-shadow", N);
+}
+
+#[test]
 fn a_million_nested_calls() {
     through_everything("call", N);
 }
@@ -149,6 +154,21 @@ fn small_shapes_print_as_specified() {
         let text = (shape(name).expect("a shape").text)(2);
         print_module(&parse_module(&text).expect("parses"))
     };
+    pretty_assertions::assert_eq!(
+        (|| {
+            let text = (shape("let-shadow").expect("a shape").text)(4);
+            print_module(&parse_module(&text).expect("parses"))
+        })(),
+        r#"#[version = "0.0.5"]
+def @main(%x: float32) -> float32 {
+  let %a: float32 = add(%x, 1f);
+  let %b: float32 = add(%a, 1f);
+  let %a_1: float32 = add(%b, 1f);
+  let %b_1: float32 = add(%a_1, 1f);
+  %b_1
+}
+"#
+    );
     pretty_assertions::assert_eq!(
         printed("if-then"),
         r#"#[version = "0.0.5"]

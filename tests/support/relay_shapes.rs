@@ -57,6 +57,12 @@ pub const SHAPES: &[Shape] = &[
         result: size,
     },
     Shape {
+        name: "let-shadow",
+        what: "let bindings of two names in turn (each shadows the one before)",
+        text: let_shadow_chain,
+        result: size,
+    },
+    Shape {
         name: "call",
         what: "calls nested in the first argument",
         text: nested_call,
@@ -157,6 +163,20 @@ pub fn let_chain(n: usize) -> String {
     if n == 0 {
         return format!("{HEADER}def @main(%x: float32) -> float32 {{\n  %x\n}}\n");
     }
+    t
+}
+
+/// `let %a = add(%x, 1f); let %b = add(%a, 1f); let %a = add(%b, 1f); ...`:
+/// `n` with `%x = 0`, and every name but two printed with a suffix.
+pub fn let_shadow_chain(n: usize) -> String {
+    let name = |i: usize| if i % 2 == 0 { "a" } else { "b" };
+    let mut t = format!("{HEADER}def @main(%x: float32) -> float32 {{\n");
+    for i in 0..n {
+        let prev = if i == 0 { "x" } else { name(i - 1) };
+        let _ = writeln!(t, "  let %{}: float32 = add(%{prev}, 1f);", name(i));
+    }
+    let last = if n == 0 { "x" } else { name(n - 1) };
+    let _ = writeln!(t, "  %{last}\n}}");
     t
 }
 

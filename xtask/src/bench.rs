@@ -269,8 +269,9 @@ fn compile_table(tables: &mut Tables, quick: bool) -> Result<(), String> {
 }
 
 /// The shapes of `benches/shapes.rs` (`tests/support/relay_shapes.rs`).
-const SHAPES: [&str; 14] = [
+const SHAPES: [&str; 15] = [
     "let",
+    "let-shadow",
     "call",
     "if-then",
     "if-else",
