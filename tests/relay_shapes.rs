@@ -150,15 +150,13 @@ fn a_tuple_of_a_million_fields() {
 /// Small sizes, printed: the layout the deep ones have.
 #[test]
 fn small_shapes_print_as_specified() {
-    let printed = |name: &str| {
-        let text = (shape(name).expect("a shape").text)(2);
+    let printed_at = |name: &str, n: usize| {
+        let text = (shape(name).expect("a shape").text)(n);
         print_module(&parse_module(&text).expect("parses"))
     };
+    let printed = |name: &str| printed_at(name, 2);
     pretty_assertions::assert_eq!(
-        (|| {
-            let text = (shape("let-shadow").expect("a shape").text)(4);
-            print_module(&parse_module(&text).expect("parses"))
-        })(),
+        printed_at("let-shadow", 4),
         r#"#[version = "0.0.5"]
 def @main(%x: float32) -> float32 {
   let %a: float32 = add(%x, 1f);

@@ -169,7 +169,7 @@ pub fn let_chain(n: usize) -> String {
 /// `let %a = add(%x, 1f); let %b = add(%a, 1f); let %a = add(%b, 1f); ...`:
 /// `n` with `%x = 0`, and every name but two printed with a suffix.
 pub fn let_shadow_chain(n: usize) -> String {
-    let name = |i: usize| if i % 2 == 0 { "a" } else { "b" };
+    let name = |i: usize| if i.is_multiple_of(2) { "a" } else { "b" };
     let mut t = format!("{HEADER}def @main(%x: float32) -> float32 {{\n");
     for i in 0..n {
         let prev = if i == 0 { "x" } else { name(i - 1) };
