@@ -349,3 +349,32 @@ fn folding_a_projection_keeps_a_write() {
         "#[version = \"0.0.5\"]\ndef @main() -> int32 {\n  1\n}\n"
     );
 }
+
+#[test]
+fn types_partly_unknown_still_differ_where_known() {
+    // Found by the fuzz target: `@length` has no declared result, so its
+    // recursive call's type is unknown while it is inferred; one clause is
+    // then `(int32, _)` and the other `int32`, which no result makes equal.
+    let header = "#[version = \"0.0.5\"]\ntype List[A] {\n  Cons(A, List[A]),\n  Nil,\n}\n";
+    let err = type_error(&format!(
+        "{header}def @length[A](%xs: List[A]) {{\n  match (%xs) {{\n    Cons(_, %rest) => (2, @length(%rest)),\n    Nil => 0,\n  }}\n}}\n"
+    ));
+    assert!(
+        err.contains("the clauses of match differ: (int32, _) and int32"),
+        "{err}"
+    );
+    // Likewise the branches of an if.
+    let err = type_error(&format!(
+        "{header}def @f(%c: bool) {{\n  if (%c) {{ (1, @f(%c)) }} else {{ 1 }}\n}}\n"
+    ));
+    assert!(err.contains("the branches of if differ"), "{err}");
+    // Where the unknown part could be anything, they do not differ, and
+    // inference settles the result from the known clause.
+    let m = parse(&format!(
+        "{header}def @length[A](%xs: List[A]) {{\n  match (%xs) {{\n    Cons(_, %rest) => add(1, @length(%rest)),\n    Nil => 0,\n  }}\n}}\ndef @main() -> int32 {{\n  @length(Cons(1f, Cons(2f, Nil)))\n}}\n"
+    ));
+    verify(&m).unwrap();
+    assert_eq!(run(&m), i32s(2));
+    let typed = pass("infer-type", &m).unwrap();
+    verify(&typed).unwrap();
+}

@@ -148,6 +148,51 @@ struct Infer<'m> {
     complete: CompleteTypes,
 }
 
+impl Infer<'_> {
+    /// Whether `a` and `b` cannot be one type: they differ where both are
+    /// known. An incomplete part stands for any type, so `(int32, _)` and
+    /// `int32` differ though neither is complete, and `(int32, _)` and
+    /// `(int32, bool)` do not.
+    fn differ(&mut self, a: &Type, b: &Type) -> bool {
+        if self.complete.check(a) && self.complete.check(b) {
+            return !same_type(a, b);
+        }
+        guarded(|| match (a, b) {
+            (Type::IncompleteType(_), _) | (_, Type::IncompleteType(_)) => false,
+            (Type::TupleType(x), Type::TupleType(y)) => {
+                x.fields.len() != y.fields.len()
+                    || x.fields
+                        .iter()
+                        .zip(&y.fields)
+                        .any(|(p, q)| self.differ(p, q))
+            }
+            // A generic function may instantiate to the other: only
+            // complete types are compared against one (`same_type`).
+            (Type::FuncType(x), Type::FuncType(y))
+                if !x.type_params.is_empty() || !y.type_params.is_empty() =>
+            {
+                false
+            }
+            (Type::FuncType(x), Type::FuncType(y)) => {
+                x.params.len() != y.params.len()
+                    || x.params
+                        .iter()
+                        .zip(&y.params)
+                        .any(|(p, q)| self.differ(p, q))
+                    || self.differ(&x.ret, &y.ret)
+            }
+            (Type::TypeCall(x), Type::TypeCall(y)) => {
+                x.name != y.name
+                    || x.args.len() != y.args.len()
+                    || x.args.iter().zip(&y.args).any(|(p, q)| self.differ(p, q))
+            }
+            (Type::RefType(x), Type::RefType(y)) => self.differ(&x.value, &y.value),
+            // Of different kinds: no filling in makes them one.
+            _ => true,
+        })
+    }
+}
+
 fn err<T>(span: Span, message: impl Into<String>) -> Result<T, TypeError> {
     Err(TypeError {
         span,
@@ -405,9 +450,7 @@ impl Infer<'_> {
 
     fn declare(&mut self, v: &Node<Var>, value: Option<Type>, span: Span) -> Result<(), TypeError> {
         let t = match (&v.annotation, value) {
-            (Some(a), Some(t))
-                if self.complete.check(a) && self.complete.check(&t) && !same_type(a, &t) =>
-            {
+            (Some(a), Some(t)) if self.differ(a, &t) => {
                 return err(
                     span,
                     format!(
@@ -435,9 +478,7 @@ impl Infer<'_> {
         }
         let body = self.expr(&f.body)?;
         let ret = match &f.ret_type {
-            Some(r)
-                if self.complete.check(r) && self.complete.check(&body) && !same_type(r, &body) =>
-            {
+            Some(r) if self.differ(r, &body) => {
                 return err(
                     span,
                     format!(
@@ -550,7 +591,7 @@ impl Infer<'_> {
         for (i, (p, a)) in f.params.iter().zip(args).enumerate() {
             let p = instance(p);
             let a = &instantiate_against(a, &p).or_else(|m| err(span, m))?;
-            if self.complete.check(&p) && self.complete.check(a) && !same_type(&p, a) {
+            if self.differ(&p, a) {
                 return err(
                     span,
                     format!(
@@ -716,7 +757,7 @@ impl Infer<'_> {
                     );
                 }
                 let (a, b) = (self.expr(&i.then_branch)?, self.expr(&i.else_branch)?);
-                if self.complete.check(&a) && self.complete.check(&b) && !same_type(&a, &b) {
+                if self.differ(&a, &b) {
                     return err(
                         span,
                         format!(
@@ -743,11 +784,7 @@ impl Infer<'_> {
             Expr::RefWrite(w) => {
                 let value = self.expr(&w.value)?;
                 match self.expr(&w.reference)? {
-                    Type::RefType(t)
-                        if self.complete.check(&t.value)
-                            && self.complete.check(&value)
-                            && !same_type(&t.value, &value) =>
-                    {
+                    Type::RefType(t) if self.differ(&t.value, &value) => {
                         return err(
                             span,
                             format!(
@@ -777,11 +814,7 @@ impl Infer<'_> {
                     self.bind_pattern(&c.lhs, &data, span)?;
                     let t = self.expr(&c.rhs)?;
                     match &result {
-                        Some(r)
-                            if self.complete.check(r)
-                                && self.complete.check(&t)
-                                && !same_type(r, &t) =>
-                        {
+                        Some(r) if self.differ(r, &t) => {
                             return err(
                                 span,
                                 format!(
