@@ -280,3 +280,32 @@ fn in_place_mode_writes_into_downstream_nodes() {
     let t = top.lhs.as_ext().unwrap().downcast::<Tagged>().unwrap();
     assert_eq!(t.inner.as_lit().unwrap().value, 2);
 }
+
+#[test]
+fn an_open_family_is_no_bigger_than_a_closed_one() {
+    // The `Ext` handle is one word (its kind rides in the address's top
+    // bits), so the family is a tag and a pointer, like any family of nodes.
+    #[cfg(target_pointer_width = "64")]
+    assert_eq!(std::mem::size_of::<Expr>(), 16);
+    assert_eq!(
+        std::mem::size_of::<Option<Expr>>(),
+        std::mem::size_of::<Expr>()
+    );
+}
+
+#[test]
+fn downstream_kinds_are_told_apart_across_threads() {
+    // Kinds are numbered on first use; handles made on other threads keep
+    // their kind, and each thread sees every kind's number.
+    let made: Vec<Expr> = std::thread::scope(|s| {
+        let a = s.spawn(|| tagged("a", upstream::lit(1)));
+        let b = s.spawn(|| Expr::from(Runtime { handle: 2 }));
+        vec![a.join().unwrap(), b.join().unwrap()]
+    });
+    let [Expr::Ext(a), Expr::Ext(b)] = &made[..] else {
+        panic!("two downstream nodes")
+    };
+    assert_eq!((a.kind_name(), b.kind_name()), ("Tagged", "Runtime"));
+    assert!(a.is::<Tagged>() && !a.is::<Runtime>());
+    assert_eq!(b.downcast::<Runtime>().map(|r| r.handle), Some(2));
+}

@@ -55,7 +55,9 @@ use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::ops::{ControlFlow, Deref};
 use std::ptr::NonNull;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::ext_tag::{self, Tagged};
 
 use crate::kind_ref::{KindMut, KindRef};
 use crate::structural::{EqState, HashState, Mode, StructuralEq};
@@ -169,6 +171,8 @@ pub struct ExtVtable<F: Extensible> {
     name: &'static str,
     mode: Mode,
     fns: KindFns<F>,
+    /// The kind's number in a handle (see `ext_tag`), 0 until first used.
+    number: AtomicU32,
 }
 
 /// A downstream kind's derived code, behind function pointers. The two that
@@ -196,12 +200,19 @@ impl<F: Extensible> ExtVtable<F> {
             name,
             mode,
             fns: K::FNS,
+            number: AtomicU32::new(0),
         }
     }
 
     /// The kind's name.
     pub fn name(&self) -> &'static str {
         self.name
+    }
+
+    /// The kind's number in a handle, given on first use.
+    #[inline]
+    fn number(&'static self) -> u16 {
+        ext_tag::number(std::ptr::from_ref(self).cast(), &self.number)
     }
 }
 
@@ -307,9 +318,13 @@ unsafe fn debug_node<K: fmt::Debug>(ptr: NonNull<()>, f: &mut fmt::Formatter<'_>
 
 /// A handle to a node of a kind added to the family `F` by a downstream
 /// crate: the payload of an extensible family's `Ext` variant.
+///
+/// One word on 64-bit targets: the node's address, with its kind's number
+/// in the top bits (see `ext_tag`), so that an extensible family is no
+/// bigger than a closed one.
 pub struct Ext<F: Extensible> {
-    ptr: NonNull<()>,
-    vtable: &'static ExtVtable<F>,
+    handle: Tagged,
+    _kind: PhantomData<&'static ExtVtable<F>>,
 }
 
 // SAFETY: downstream kinds are `Send + Sync` (`ExtKind`), and the handle is a
@@ -321,26 +336,48 @@ unsafe impl<F: Extensible> Sync for Ext<F> {}
 impl<F: Extensible> Ext<F> {
     /// Erases a downstream node's kind.
     pub fn new<K: ExtKind<F>>(node: Node<K>) -> Self {
+        Ext::from_parts(node.into_raw(), K::vtable())
+    }
+
+    /// A handle to the allocation `ptr` of a node of the kind `vtable`
+    /// describes, taking over one count (or none, for a view kept in
+    /// `ManuallyDrop`).
+    #[inline]
+    fn from_parts(ptr: NonNull<()>, vtable: &'static ExtVtable<F>) -> Self {
         Ext {
-            ptr: node.into_raw(),
-            vtable: K::vtable(),
+            handle: Tagged::new(ptr, vtable.number()),
+            _kind: PhantomData,
         }
+    }
+
+    /// The node's allocation.
+    #[inline(always)]
+    fn ptr(&self) -> NonNull<()> {
+        self.handle.ptr()
+    }
+
+    /// The kind's description.
+    #[inline]
+    fn vtable(&self) -> &'static ExtVtable<F> {
+        // SAFETY: the number was given to an `ExtVtable<F>` (`from_parts`),
+        // and numbers are never reused.
+        unsafe { &*ext_tag::description(self.handle.kind()).cast::<ExtVtable<F>>() }
     }
 
     /// The kind's name, e.g. `"RtConstant"`.
     pub fn kind_name(&self) -> &'static str {
-        self.vtable.name
+        self.vtable().name
     }
 
     /// How structural equality treats the kind.
     pub fn mode(&self) -> Mode {
-        self.vtable.mode
+        self.vtable().mode
     }
 
     /// The node's address (as [`Node::addr`] of the same node).
     #[inline]
     pub fn addr(&self) -> usize {
-        self.ptr.as_ptr() as usize
+        self.ptr().as_ptr() as usize
     }
 
     /// The handle with its kind erased, for its family's
@@ -348,53 +385,54 @@ impl<F: Extensible> Ext<F> {
     #[doc(hidden)]
     #[inline]
     pub fn kind_ref(&self) -> KindRef<'_> {
-        KindRef::downstream(&self.ptr)
+        KindRef::downstream(&self.handle)
     }
 
     /// [`Ext::kind_ref`], mutably.
     #[doc(hidden)]
     #[inline]
     pub fn kind_mut(&mut self) -> KindMut<'_> {
-        KindMut::downstream(&mut self.ptr)
+        KindMut::downstream(&mut self.handle)
     }
 
     /// How many handles share the node.
     #[inline]
     pub fn strong_count(&self) -> usize {
         // SAFETY: as above.
-        unsafe { Node::<()>::raw_count(self.ptr) }.load(Ordering::Acquire)
+        unsafe { Node::<()>::raw_count(self.ptr()) }.load(Ordering::Acquire)
     }
 
     /// Pointer identity.
     #[inline]
     pub fn same_as(&self, other: &Self) -> bool {
-        self.ptr == other.ptr
+        self.handle == other.handle
     }
 
     /// `true` when the node is of kind `K`.
     #[inline]
     pub fn is<K: ExtKind<F>>(&self) -> bool {
-        std::ptr::eq(self.vtable, K::vtable())
+        // A kind never numbered has no handles.
+        u32::from(self.handle.kind()) == K::vtable().number.load(Ordering::Acquire)
     }
 
     /// The node as a `Node<K>`, if it is of kind `K` (no count change).
     #[inline]
     pub fn downcast<K: ExtKind<F>>(&self) -> Option<NodeRef<'_, K>> {
         // SAFETY: the kind is checked; the view borrows `self`.
-        self.is::<K>().then(|| unsafe { view::<K>(self.ptr) })
+        self.is::<K>().then(|| unsafe { view::<K>(self.ptr()) })
     }
 
     /// The node as the family's interface.
     pub fn interface(&self) -> &F::Interface {
         // SAFETY: the pointer comes from the node, which `self` keeps alive.
-        unsafe { &*(self.vtable.fns.interface)(self.ptr) }
+        unsafe { &*(self.vtable().fns.interface)(self.ptr()) }
     }
 
     /// Visits the node's children with a pass as the family's visitor object
     /// (see [`VisitAdapter`]).
     pub fn walk_dyn(&self, visitor: &mut F::DynVisitor<'_>) -> ControlFlow<()> {
         // SAFETY: a live node of the kind the vtable describes.
-        unsafe { (self.vtable.fns.walk)(self.ptr, visitor) }
+        unsafe { (self.vtable().fns.walk)(self.ptr(), visitor) }
     }
 
     /// The node rebuilt from its mutated children (copy-on-write), carrying
@@ -405,8 +443,8 @@ impl<F: Extensible> Ext<F> {
     {
         // SAFETY: stored from a `RebuildFn<F>` (see `KindFns`), for this node's kind.
         unsafe {
-            let rebuild = std::mem::transmute::<fn(), RebuildFn<F>>(self.vtable.fns.rebuild);
-            rebuild(self.ptr, mutator)
+            let rebuild = std::mem::transmute::<fn(), RebuildFn<F>>(self.vtable().fns.rebuild);
+            rebuild(self.ptr(), mutator)
         }
     }
 
@@ -421,8 +459,8 @@ impl<F: Extensible> Ext<F> {
             // handle, borrowed mutably.
             unsafe {
                 let in_place =
-                    std::mem::transmute::<fn(), InPlaceFn<F>>(self.vtable.fns.rebuild_in_place);
-                in_place(self.ptr, mutator)
+                    std::mem::transmute::<fn(), InPlaceFn<F>>(self.vtable().fns.rebuild_in_place);
+                in_place(self.ptr(), mutator)
             }
         } else {
             self.rebuild_dyn(mutator).assign_to(self)
@@ -434,13 +472,13 @@ impl<F: Extensible> Clone for Ext<F> {
     #[inline]
     fn clone(&self) -> Self {
         // SAFETY: the handle keeps its node alive.
-        let old = unsafe { Node::<()>::raw_count(self.ptr) }.fetch_add(1, Ordering::Relaxed);
+        let old = unsafe { Node::<()>::raw_count(self.ptr()) }.fetch_add(1, Ordering::Relaxed);
         if old > isize::MAX as usize {
             std::process::abort();
         }
         Ext {
-            ptr: self.ptr,
-            vtable: self.vtable,
+            handle: self.handle,
+            _kind: PhantomData,
         }
     }
 }
@@ -449,27 +487,29 @@ impl<F: Extensible> Drop for Ext<F> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: gives back this handle's count, once.
-        unsafe { (self.vtable.fns.drop)(self.ptr) }
+        unsafe { (self.vtable().fns.drop)(self.ptr()) }
     }
 }
 
 impl<F: Extensible> fmt::Debug for Ext<F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // SAFETY: a live node of the kind the vtable describes.
-        unsafe { (self.vtable.fns.debug)(self.ptr, f) }
+        unsafe { (self.vtable().fns.debug)(self.ptr(), f) }
     }
 }
 
 impl<F: Extensible> StructuralEq for Ext<F> {
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         // SAFETY: the same vtable: both nodes are of its kind.
-        std::ptr::eq(self.vtable, other.vtable)
-            && unsafe { (self.vtable.fns.eq)(self.ptr, other.ptr, self.vtable.mode, eq) }
+        let vtable = self.vtable();
+        self.handle.kind() == other.handle.kind()
+            && unsafe { (vtable.fns.eq)(self.ptr(), other.ptr(), vtable.mode, eq) }
     }
     fn struct_hash(&self, hasher: &mut HashState<'_>) {
-        std::hash::Hash::hash(self.vtable.name, hasher);
+        let vtable = self.vtable();
+        std::hash::Hash::hash(vtable.name, hasher);
         // SAFETY: a live node of the vtable's kind.
-        unsafe { (self.vtable.fns.hash)(self.ptr, self.vtable.mode, hasher) }
+        unsafe { (vtable.fns.hash)(self.ptr(), vtable.mode, hasher) }
     }
 }
 
@@ -508,10 +548,7 @@ impl<F: Extensible> ExtRef<'_, F> {
     /// The `Ext` view of `node` (no count change).
     pub fn of<K: ExtKind<F>>(node: &Node<K>) -> ExtRef<'_, F> {
         ExtRef {
-            ext: ManuallyDrop::new(Ext {
-                ptr: node.raw(),
-                vtable: K::vtable(),
-            }),
+            ext: ManuallyDrop::new(Ext::from_parts(node.raw(), K::vtable())),
             _borrow: PhantomData,
         }
     }
@@ -630,9 +667,6 @@ pub fn __mutate_kind_in_place<M: ?Sized, F: Extensible, K: ExtKind<F>>(
         return __mutate_kind(mutator, node, rebuild).assign_to(node);
     }
     // The only handle: the view writes into the node and never replaces it.
-    let mut view = ManuallyDrop::new(Ext {
-        ptr: node.raw(),
-        vtable: K::vtable(),
-    });
+    let mut view = ManuallyDrop::new(Ext::from_parts(node.raw(), K::vtable()));
     in_place(&mut MutAdapter(mutator), &mut view)
 }

@@ -23,6 +23,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 
 use crate::Node;
+use crate::ext_tag::{Tagged, untag};
 
 /// The "kind" of a downstream node's handle (`Ext`): private, so that no
 /// cast ever matches it.
@@ -31,7 +32,7 @@ struct Downstream;
 /// A borrowed `&Node<K>` whose kind `K` is known by its type identity only.
 ///
 /// Every handle, whatever its kind, is one pointer to the node's allocation
-/// (`Node` is `repr(transparent)`, `Ext` stores the same pointer), whose
+/// (`Node` is `repr(transparent)`, `Ext` stores the same pointer, tagged), whose
 /// count comes first: so the address and count are read without the kind.
 #[derive(Clone, Copy)]
 pub struct KindRef<'a> {
@@ -53,7 +54,7 @@ impl<'a> KindRef<'a> {
 
     /// A downstream node's handle (`Ext`), which no kind casts back.
     #[inline(always)]
-    pub(crate) fn downstream(handle: &'a NonNull<()>) -> Self {
+    pub(crate) fn downstream(handle: &'a Tagged) -> Self {
         KindRef {
             node: NonNull::from(handle).cast(),
             kind: TypeId::of::<Downstream>(),
@@ -65,8 +66,10 @@ impl<'a> KindRef<'a> {
     #[inline(always)]
     fn allocation(self) -> NonNull<()> {
         // SAFETY: `node` points to a live handle: a `Node<K>` (one
-        // `NonNull<Inner<K>>`, `repr(transparent)`) or an `Ext`'s pointer.
-        unsafe { *self.node.cast::<NonNull<()>>().as_ref() }
+        // `NonNull<Inner<K>>`, `repr(transparent)`) or an `Ext`'s handle,
+        // whose first word is the address with its kind in the top bits
+        // (cleared here; a `Node`'s are clear already).
+        untag(unsafe { *self.node.cast::<NonNull<()>>().as_ref() })
     }
 
     /// The node's address ([`Node::addr`]).
@@ -131,7 +134,7 @@ impl<'a> KindMut<'a> {
 
     /// A downstream node's handle (`Ext`), which no kind casts back.
     #[inline(always)]
-    pub(crate) fn downstream(handle: &'a mut NonNull<()>) -> Self {
+    pub(crate) fn downstream(handle: &'a mut Tagged) -> Self {
         KindMut {
             node: NonNull::from(handle).cast(),
             kind: TypeId::of::<Downstream>(),

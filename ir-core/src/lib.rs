@@ -30,6 +30,7 @@ extern crate self as ir_core;
 mod deep_drop;
 pub mod driver;
 pub mod ext;
+mod ext_tag;
 mod family;
 pub mod kind_ref;
 mod memo;
