@@ -42,8 +42,15 @@ fn main() {
     );
 
     let source = flat_program(flat_n);
-    // `IRKIT_TEXT_PROFILE=parse|print`: only that, many times, for a profiler.
+    // `IRKIT_TEXT_PROFILE=parse|print|print-chain|drop-chain`: only that, many
+    // times, for a profiler.
     if let Ok(op) = std::env::var("IRKIT_TEXT_PROFILE") {
+        if op == "drop-chain" {
+            for _ in 0..3 {
+                drop(black_box(let_chain(deep_n, &Expr::var("x", None))));
+            }
+            return;
+        }
         if op == "print-chain" {
             let chain = let_chain(deep_n, &Expr::var("x", None));
             for _ in 0..3 {

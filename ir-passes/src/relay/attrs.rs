@@ -83,5 +83,91 @@ impl fmt::Display for AttrValue {
     }
 }
 
-/// Named attributes, sorted by name.
-pub type Attrs = BTreeMap<String, AttrValue>;
+/// The attribute map: named attributes, sorted by name. Use it as a
+/// `BTreeMap` (it dereferences to one).
+///
+/// One pointer wide, and no allocation while empty: every call and function
+/// carries one, most calls have none, and a `BTreeMap` in place would make
+/// each call two words bigger and run the map's destructor on every drop.
+///
+/// ```
+/// use ir_passes::relay::{AttrValue, Attrs};
+///
+/// let mut attrs = Attrs::new();
+/// assert!(attrs.is_empty());
+/// attrs.insert("axis".into(), AttrValue::Int(1));
+/// assert_eq!(attrs.get("axis").and_then(AttrValue::as_int), Some(1));
+/// assert_eq!(std::mem::size_of::<Attrs>(), std::mem::size_of::<usize>());
+/// ```
+#[allow(clippy::box_collection)]
+#[derive(Clone, Default)]
+pub struct Attrs(Option<Box<BTreeMap<String, AttrValue>>>);
+
+/// What an empty `Attrs` dereferences to.
+static NO_ATTRS: BTreeMap<String, AttrValue> = BTreeMap::new();
+
+impl Attrs {
+    /// No attributes.
+    pub const fn new() -> Self {
+        Attrs(None)
+    }
+}
+
+impl std::ops::Deref for Attrs {
+    type Target = BTreeMap<String, AttrValue>;
+    #[inline]
+    fn deref(&self) -> &Self::Target {
+        self.0.as_deref().unwrap_or(&NO_ATTRS)
+    }
+}
+
+impl std::ops::DerefMut for Attrs {
+    /// The map, allocated on first write.
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        self.0.get_or_insert_default()
+    }
+}
+
+impl PartialEq for Attrs {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Attrs {}
+
+impl Hash for Attrs {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl fmt::Debug for Attrs {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl FromIterator<(String, AttrValue)> for Attrs {
+    fn from_iter<I: IntoIterator<Item = (String, AttrValue)>>(iter: I) -> Self {
+        Attrs::from(iter.into_iter().collect::<BTreeMap<_, _>>())
+    }
+}
+
+impl From<BTreeMap<String, AttrValue>> for Attrs {
+    fn from(map: BTreeMap<String, AttrValue>) -> Self {
+        if map.is_empty() {
+            Attrs(None)
+        } else {
+            Attrs(Some(Box::new(map)))
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Attrs {
+    type Item = (&'a String, &'a AttrValue);
+    type IntoIter = std::collections::btree_map::Iter<'a, String, AttrValue>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
