@@ -6,6 +6,7 @@
 //! Printing recurses over nested functions and `if` only, which the parser
 //! bounds; bindings are printed in a loop.
 
+use crate::name_hash::name_hash;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -71,11 +72,6 @@ struct Names {
     scopes: Vec<Vec<u64>>,
 }
 
-fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
-}
-
 impl Names {
     fn enter(&mut self) {
         self.scopes.push(Vec::new());
@@ -121,10 +117,6 @@ impl Names {
             scope.push(key);
         }
         name
-    }
-
-    fn get(&mut self, v: &Node<Var>) -> String {
-        self.define(v).to_owned()
     }
 }
 
@@ -291,7 +283,7 @@ impl Printer {
         for b in &block.bindings {
             self.binding(out, b, names, level + 1);
             if !b.var.dataflow {
-                outputs.push(names.get(&b.var));
+                outputs.push(names.define(&b.var).to_owned());
             }
         }
         let _ = writeln!(out, "{}R.output({})", indent(level + 1), outputs.join(", "));
@@ -443,7 +435,7 @@ impl Printer {
                     format!("metadata[\"ir.GenericConst\"][{}]", self.metadata - 1)
                 }
             }
-            Expr::Var(v) => names.get(v),
+            Expr::Var(v) => names.define(v).to_owned(),
             Expr::ShapeExpr(s) => format!("R.shape([{}])", self.prims(&s.values, false)),
             Expr::PrimValue(p) => p.value.to_string(),
             Expr::StringImm(s) => format!("R.str({})", quote(&s.value)),

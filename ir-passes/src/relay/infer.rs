@@ -159,13 +159,7 @@ impl Infer<'_> {
         }
         guarded(|| match (a, b) {
             (Type::IncompleteType(_), _) | (_, Type::IncompleteType(_)) => false,
-            (Type::TupleType(x), Type::TupleType(y)) => {
-                x.fields.len() != y.fields.len()
-                    || x.fields
-                        .iter()
-                        .zip(&y.fields)
-                        .any(|(p, q)| self.differ(p, q))
-            }
+            (Type::TupleType(x), Type::TupleType(y)) => self.differ_pairwise(&x.fields, &y.fields),
             // A generic function may instantiate to the other: only
             // complete types are compared against one (`same_type`).
             (Type::FuncType(x), Type::FuncType(y))
@@ -174,22 +168,21 @@ impl Infer<'_> {
                 false
             }
             (Type::FuncType(x), Type::FuncType(y)) => {
-                x.params.len() != y.params.len()
-                    || x.params
-                        .iter()
-                        .zip(&y.params)
-                        .any(|(p, q)| self.differ(p, q))
-                    || self.differ(&x.ret, &y.ret)
+                self.differ_pairwise(&x.params, &y.params) || self.differ(&x.ret, &y.ret)
             }
             (Type::TypeCall(x), Type::TypeCall(y)) => {
-                x.name != y.name
-                    || x.args.len() != y.args.len()
-                    || x.args.iter().zip(&y.args).any(|(p, q)| self.differ(p, q))
+                x.name != y.name || self.differ_pairwise(&x.args, &y.args)
             }
             (Type::RefType(x), Type::RefType(y)) => self.differ(&x.value, &y.value),
             // Of different kinds: no filling in makes them one.
             _ => true,
         })
+    }
+
+    /// [`Infer::differ`] on lists: of different lengths, or differing at
+    /// some position.
+    fn differ_pairwise(&mut self, a: &[Type], b: &[Type]) -> bool {
+        a.len() != b.len() || a.iter().zip(b).any(|(p, q)| self.differ(p, q))
     }
 }
 

@@ -7,11 +7,10 @@
 //! bindings would take. Closing a scope puts each name back to the binding
 //! it hid, so that a lookup costs the same at any depth.
 
-use std::hash::{BuildHasher, BuildHasherDefault};
-
 use hashbrown::HashTable;
 use ir_core::Node;
-use rustc_hash::FxHasher;
+
+use crate::name_hash::name_hash;
 
 use super::expr::Var;
 
@@ -38,7 +37,7 @@ pub(super) struct Scopes {
 }
 
 fn hash(name: &str) -> u32 {
-    let h = BuildHasherDefault::<FxHasher>::default().hash_one(name);
+    let h = name_hash(name);
     // Mixed, so that the 32 bits kept all depend on every byte.
     (h.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32
 }

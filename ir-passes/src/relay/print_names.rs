@@ -12,15 +12,8 @@
 //! table; a repeated name goes to its first variable and the others get
 //! `name_1`, `name_2`, …, never a name any variable of the function has.
 
+use crate::name_hash::name_hash;
 use rustc_hash::{FxHashMap, FxHashSet};
-
-/// A name's key. Two names of one hash count as one: the second is then
-/// suffixed though it need not be, which keeps every printed name unique
-/// and spares a copy of every name.
-fn name_hash(name: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault};
-    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
-}
 
 /// Whether `name` prints as itself: an identifier.
 fn is_identifier(name: &str) -> bool {
