@@ -303,9 +303,24 @@ fn add_function_deduplicates_and_update_function_keeps_the_other_name() {
     };
     let g = bb.add_function(Node::new(other.clone()), "g").unwrap();
     assert_eq!(g.name, "g");
-    bb.update_function(&gv, Node::new(other)).unwrap();
+    bb.update_function(&gv, Node::new(other.clone())).unwrap();
     assert_eq!(module.len(), 1);
     assert!(module.get("f").unwrap().same_as(&f));
+    // Both names now hold `other`: it is found under the first, and after
+    // `g` is updated too, under `f`, which still holds it.
+    let again = |bb: &mut BlockBuilder| bb.add_function(Node::new(other.clone()), "h").unwrap();
+    assert_eq!(again(&mut bb).name, "g");
+    let y = bb.param("y", x.sinfo.clone());
+    let third = ir_passes::relax::Function {
+        params: vec![y.clone()],
+        body: Expr::seq(Vec::new(), call("exp", &[&y])),
+        ..(*f).clone()
+    };
+    bb.update_function(&g, Node::new(third)).unwrap();
+    assert_eq!(again(&mut bb).name, "f");
+    // What `f` held first is no longer in the module: it is added anew.
+    assert_eq!(bb.add_function(f.clone(), "f").unwrap().name, "f1");
+    assert_eq!(bb.context_module().len(), 3);
 }
 
 /// `can_prove_shape_equal` is conservative.

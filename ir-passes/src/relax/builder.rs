@@ -18,13 +18,16 @@
 //! ```
 
 use std::fmt;
+use std::fmt::Write as _;
 
-use ir_core::structural::{structural_eq, structural_hash};
 use ir_core::{Family, IdMap, Node};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::name_hash::name_hash;
+
 use super::arith::can_prove_equal;
 use super::expr::{Binding, BindingBlock, Expr, Function, GlobalVar, SeqExpr, Var};
+use super::function_dedup::FunctionDedup;
 use super::infer::sinfo_of;
 use super::module::RelaxModule;
 use super::prim::PrimExpr;
@@ -71,28 +74,41 @@ struct FunctionFrame {
 /// counter (`lv`, `lv1`, `lv2`).
 #[derive(Default)]
 struct NameSupply {
-    used: FxHashSet<String>,
-    next: FxHashMap<String, usize>,
+    /// The hashes of the names given or reserved: a name is one word here,
+    /// not a string, so a builder of a million bindings keeps 8 MB of hashes
+    /// rather than a million strings. Two names with the same 64-bit hash
+    /// count as one: the second gets a suffix it did not need.
+    used: FxHashSet<u64>,
+    /// Per hint (by hash), the next suffix to try.
+    next: FxHashMap<u64, usize>,
 }
 
 impl NameSupply {
+    /// Marks `name` as taken.
+    fn reserve(&mut self, name: &str) {
+        self.used.insert(name_hash(name));
+    }
+
+    /// `hint` itself if free, else `hint` with the first free number after
+    /// the last one given for it (`lv`, `lv1`, `lv2`, ...).
     fn fresh(&mut self, hint: &str) -> String {
-        if self.used.insert(hint.to_owned()) {
+        let hint_hash = name_hash(hint);
+        if self.used.insert(hint_hash) {
             return hint.to_owned();
         }
-        let counter = self.next.entry(hint.to_owned()).or_insert(1);
+        let counter = self.next.entry(hint_hash).or_insert(1);
+        let mut name = String::with_capacity(hint.len() + 4);
         loop {
-            let name = format!("{hint}{counter}");
+            name.clear();
+            name.push_str(hint);
+            write!(name, "{counter}").expect("writing to a String");
             *counter += 1;
-            if self.used.insert(name.clone()) {
+            if self.used.insert(name_hash(&name)) {
                 return name;
             }
         }
     }
 }
-
-/// A function of the module and the names it is bound to.
-type NamedFunction = (Node<Function>, Vec<String>);
 
 /// Builds binding blocks, functions and modules; see the module docs.
 pub struct BlockBuilder {
@@ -106,9 +122,8 @@ pub struct BlockBuilder {
     names: NameSupply,
     global_names: NameSupply,
     module: RelaxModule,
-    /// Structural hash -> functions with that hash and the names they are
-    /// bound to (a set: two names may hold equal functions).
-    dedup: FxHashMap<u64, Vec<NamedFunction>>,
+    /// The module's functions by structure, for `add_function`.
+    dedup: FunctionDedup,
     /// TVM's binding table, built when first asked ([`Self::lookup_binding`]):
     /// emitting only appends here, so a pass that never looks a binding up
     /// pays no hash-table insert per binding.
@@ -171,13 +186,13 @@ impl BlockBuilder {
             names: NameSupply::default(),
             global_names: NameSupply::default(),
             module: RelaxModule::new(),
-            dedup: FxHashMap::default(),
+            dedup: FunctionDedup::default(),
             bindings: BindingTable::default(),
             public_symbols: Vec::new(),
         };
         for (name, f) in module.functions() {
-            bb.global_names.used.insert(name.to_owned());
-            bb.record(name, f);
+            bb.global_names.reserve(name);
+            bb.dedup.record(name, f);
         }
         bb.module = module;
         bb
@@ -374,7 +389,7 @@ impl BlockBuilder {
                 ));
             }
         };
-        self.names.used.insert(name.to_owned());
+        self.names.reserve(name);
         let var = Node::new(Var {
             name: name.to_owned(),
             dataflow,
@@ -398,7 +413,7 @@ impl BlockBuilder {
     ) -> Result<Node<Var>, BuilderError> {
         let dataflow = self.frame()?.dataflow && !output;
         let value = self.normalize_argument(value)?;
-        self.names.used.insert(name.to_owned());
+        self.names.reserve(name);
         let var = Node::new(Var {
             name: name.to_owned(),
             dataflow,
@@ -868,27 +883,6 @@ impl BlockBuilder {
 
     // ---- the module ------------------------------------------------------------------
 
-    fn record(&mut self, name: &str, f: &Node<Function>) {
-        let entries = self
-            .dedup
-            .entry(structural_hash(&Expr::Function(f.clone())))
-            .or_default();
-        match entries.iter_mut().find(|(g, _)| structural_eq(&**g, &**f)) {
-            Some((_, names)) => names.push(name.to_owned()),
-            None => entries.push((f.clone(), vec![name.to_owned()])),
-        }
-    }
-
-    fn forget(&mut self, name: &str, f: &Node<Function>) {
-        let hash = structural_hash(&Expr::Function(f.clone()));
-        if let Some(entries) = self.dedup.get_mut(&hash) {
-            for (_, names) in entries.iter_mut() {
-                names.retain(|n| n != name);
-            }
-            entries.retain(|(_, names)| !names.is_empty());
-        }
-    }
-
     /// The module as built so far (shares its functions with the builder's).
     pub fn context_module(&self) -> &RelaxModule {
         &self.module
@@ -902,18 +896,15 @@ impl BlockBuilder {
         func: Node<Function>,
         name_hint: &str,
     ) -> Result<Node<GlobalVar>, BuilderError> {
-        let hash = structural_hash(&Expr::Function(func.clone()));
-        if let Some(entries) = self.dedup.get(&hash)
-            && let Some((_, names)) = entries.iter().find(|(g, _)| structural_eq(&**g, &*func))
-            && let Some(name) = names.first()
-        {
-            return Ok(self.global_var(name));
+        if let Some(name) = self.dedup.find(&func) {
+            let name = name.to_owned();
+            return Ok(self.global_var(&name));
         }
         let name = self.global_names.fresh(name_hint);
         self.module
             .add_function(&name, func.clone())
             .map_err(|e| BuilderError(e.to_string()))?;
-        self.record(&name, &func);
+        self.dedup.record(&name, &func);
         if !func.private && name != name_hint {
             // A public function's name is its symbol: `finalize` gives it
             // back, renaming a private function that holds it.
@@ -932,11 +923,11 @@ impl BlockBuilder {
         let Some(old) = self.module.get(&gv.name).cloned() else {
             return err(format!("function {} is not in the module", gv.name));
         };
-        self.forget(&gv.name, &old);
+        self.dedup.forget(&gv.name, &old);
         self.module
             .update_function(&gv.name, func.clone())
             .map_err(|e| BuilderError(e.to_string()))?;
-        self.record(&gv.name, &func);
+        self.dedup.record(&gv.name, &func);
         Ok(())
     }
 
@@ -996,7 +987,7 @@ impl BlockBuilder {
                 .map(|(n, f)| (n.to_owned(), f.clone()))
                 .collect();
             for (name, f) in &functions {
-                self.record(name, f);
+                self.dedup.record(name, f);
             }
         }
         Ok(self.module.clone())

@@ -62,6 +62,7 @@ mod dot;
 mod dtype;
 mod expr;
 mod free_vars;
+mod function_dedup;
 mod infer;
 pub mod interp;
 mod lexer;
