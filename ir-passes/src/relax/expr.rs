@@ -24,12 +24,36 @@ use super::mutator::{self, MutatorState};
 use super::prim::{PrimExpr, PrimExprMutator, PrimExprVisitor};
 use super::sinfo::{StructInfo, StructInfoMutator, StructInfoVisitor};
 
-/// A constant tensor: `R.const(1.0, "float32")`.
+/// A constant tensor: `R.const(1.0, "float32")`. Made with
+/// [`Constant::new`], which works out its struct info once, as TVM sets a
+/// constant's `struct_info_` when it is made: every binding that uses the
+/// constant asks for it.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Constant {
     /// The value.
     #[ir(skip)]
-    pub data: ConstData,
+    data: ConstData,
+    /// Its struct info, from `data`.
+    #[ir(skip, eq = false)]
+    sinfo: StructInfo,
+}
+
+impl Constant {
+    /// A constant holding `data`.
+    pub fn new(data: ConstData) -> Self {
+        let sinfo = StructInfo::tensor(data.shape.iter().map(|&d| d.into()).collect(), data.dtype);
+        Constant { data, sinfo }
+    }
+
+    /// The value.
+    pub fn data(&self) -> &ConstData {
+        &self.data
+    }
+
+    /// The struct info: a tensor of the data's shape and dtype.
+    pub fn sinfo(&self) -> &StructInfo {
+        &self.sinfo
+    }
 }
 
 /// The data of a constant: dtype, static shape and row-major elements.

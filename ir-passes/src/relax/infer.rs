@@ -13,10 +13,7 @@ use super::sinfo::{FuncStructInfo, PrimStructInfo, StructInfo, StructInfoMutator
 /// What is known about the value of `e`; an error for an ill-typed call.
 pub fn sinfo_of(e: &Expr) -> Result<StructInfo, String> {
     stack::guarded(|| match e {
-        Expr::Constant(c) => Ok(StructInfo::tensor(
-            c.data.shape.iter().map(|&d| d.into()).collect(),
-            c.data.dtype,
-        )),
+        Expr::Constant(c) => Ok(c.sinfo().clone()),
         Expr::Var(v) => Ok(v.sinfo.clone()),
         Expr::ShapeExpr(s) => Ok(StructInfo::shape(s.values.clone())),
         Expr::PrimValue(p) => Ok(PrimStructInfo {
@@ -71,8 +68,15 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
     }
     match &c.op {
         Expr::Op(op) => {
-            let args = c.args.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>()?;
-            ops::infer_call(&op.name, &args, &c.attrs).map_err(|e| format!("R.{}: {e}", op.name))
+            let infer = |args: &[StructInfo]| {
+                ops::infer_call(&op.name, args, &c.attrs).map_err(|e| format!("R.{}: {e}", op.name))
+            };
+            // Most operators take one or two arguments: no vector for them.
+            match c.args.as_slice() {
+                [a] => infer(&[sinfo_of(a)?]),
+                [a, b] => infer(&[sinfo_of(a)?, sinfo_of(b)?]),
+                args => infer(&args.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>()?),
+            }
         }
         callee => match sinfo_of(callee)? {
             StructInfo::FuncStructInfo(f) => {

@@ -245,9 +245,9 @@ impl Machine<'_> {
     ) -> Result<Value, String> {
         stack::guarded(|| match x {
             Expr::Constant(c) => Ok(Value::Tensor(Tensor::new(
-                c.data.dtype,
-                c.data.shape.iter().map(|&d| d as usize).collect(),
-                c.data.values.clone(),
+                c.data().dtype,
+                c.data().shape.iter().map(|&d| d as usize).collect(),
+                c.data().values.clone(),
             )?)),
             Expr::Var(v) => e
                 .vars

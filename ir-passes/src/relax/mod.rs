@@ -120,10 +120,7 @@ impl Expr {
     pub fn call_op_with(name: &str, args: Vec<Expr>, attrs: Attrs) -> Expr {
         let attrs = ops::canonical_attrs(name, attrs.clone()).unwrap_or(attrs);
         Call {
-            op: Op {
-                name: name.to_owned(),
-            }
-            .into(),
+            op: ops::op_expr(name),
             args,
             attrs,
             sinfo_args: Vec::new(),
@@ -133,13 +130,11 @@ impl Expr {
 
     /// A scalar constant: `R.const(value, dtype)`.
     pub fn scalar(value: f64, dtype: DataType) -> Expr {
-        Constant {
-            data: ConstData {
-                dtype,
-                shape: Vec::new(),
-                values: vec![value],
-            },
-        }
+        Constant::new(ConstData {
+            dtype,
+            shape: Vec::new(),
+            values: vec![value],
+        })
         .into()
     }
 

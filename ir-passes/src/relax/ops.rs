@@ -3,7 +3,11 @@
 
 use super::arith::{can_prove_equal, const_value, simplify};
 use super::dtype::DataType;
-use super::expr::{AttrValue, Attrs, Expr};
+use std::sync::OnceLock;
+
+use ir_core::Node;
+
+use super::expr::{AttrValue, Attrs, Expr, Op};
 use super::prim::{BinOp, PrimExpr};
 use super::sinfo::{ShapeStructInfo, StructInfo, TensorStructInfo};
 
@@ -77,6 +81,29 @@ pub fn op_names() -> impl Iterator<Item = &'static str> {
     OPS.iter().map(|o| o.name)
 }
 
+/// The operator `R.<name>` as an expression. A registered operator is one
+/// node shared by every call of it, as TVM's `Op::Get` hands out the
+/// registry's: a call allocates no operator and no name.
+pub fn op_expr(name: &str) -> Expr {
+    static NODES: OnceLock<Vec<Node<Op>>> = OnceLock::new();
+    let nodes = NODES.get_or_init(|| {
+        OPS.iter()
+            .map(|d| {
+                Node::new(Op {
+                    name: d.name.to_owned(),
+                })
+            })
+            .collect()
+    });
+    match OPS.iter().position(|o| o.name == name) {
+        Some(i) => Expr::Op(nodes[i].clone()),
+        None => Op {
+            name: name.to_owned(),
+        }
+        .into(),
+    }
+}
+
 /// The struct info of `name(args)` with `attrs`.
 pub fn infer_call(name: &str, args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     let def = lookup(name).ok_or_else(|| format!("unknown operator R.{name}"))?;
@@ -128,13 +155,31 @@ fn join_dtype(a: DataType, b: DataType) -> Result<DataType, String> {
 }
 
 /// One broadcast dimension, or `None` when it cannot be decided statically.
-fn broadcast_dim(a: &PrimExpr, b: &PrimExpr) -> Result<Option<PrimExpr>, String> {
+/// It is always one of the two operands' own dimensions.
+fn broadcast_dim<'a>(a: &'a PrimExpr, b: &'a PrimExpr) -> Result<Option<&'a PrimExpr>, String> {
     match (const_value(a), const_value(b)) {
-        (Some(1), _) => Ok(Some(b.clone())),
-        (_, Some(1)) => Ok(Some(a.clone())),
+        (Some(1), _) => Ok(Some(b)),
+        (_, Some(1)) => Ok(Some(a)),
         (Some(x), Some(y)) if x != y => Err(format!("shapes do not broadcast: {x} and {y}")),
-        _ if can_prove_equal(a, b) => Ok(Some(a.clone())),
+        _ if can_prove_equal(a, b) => Ok(Some(a)),
         _ => Ok(None),
+    }
+}
+
+/// Dimension `i` of two shapes broadcast together (aligned from the
+/// right), or `None` when it cannot be decided statically.
+fn broadcast_at<'a>(
+    sa: &'a [PrimExpr],
+    sb: &'a [PrimExpr],
+    i: usize,
+) -> Result<Option<&'a PrimExpr>, String> {
+    let n = sa.len().max(sb.len());
+    let da = (i + sa.len()).checked_sub(n).map(|j| &sa[j]);
+    let db = (i + sb.len()).checked_sub(n).map(|j| &sb[j]);
+    match (da, db) {
+        (Some(x), Some(y)) => broadcast_dim(x, y),
+        (Some(x), None) | (None, Some(x)) => Ok(Some(x)),
+        (None, None) => unreachable!("i < n"),
     }
 }
 
@@ -153,29 +198,27 @@ fn broadcast(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
         return Ok(StructInfo::tensor_ndim(ndim, dtype));
     };
     let n = sa.len().max(sb.len());
-    let mut out = Vec::with_capacity(n);
-    for i in 0..n {
-        let da = (i + sa.len()).checked_sub(n).map(|j| &sa[j]);
-        let db = (i + sb.len()).checked_sub(n).map(|j| &sb[j]);
-        out.push(match (da, db) {
-            (Some(x), Some(y)) => match broadcast_dim(x, y)? {
-                Some(d) => d,
-                None => return Ok(StructInfo::tensor_ndim(ndim, dtype)),
-            },
-            (Some(x), None) | (None, Some(x)) => x.clone(),
-            (None, None) => unreachable!("i < n"),
-        });
-    }
+    let dim = |i| broadcast_at(sa, sb, i);
     // The result is often an operand's own struct info (`x + 1`, `x * x`):
-    // shared, it is neither allocated again nor printed again.
-    for (i, (t, shape)) in [(a, sa), (b, sb)].into_iter().enumerate() {
-        if t.dtype == dtype
-            && shape.len() == out.len()
-            && shape.iter().zip(&out).all(|(x, y)| x.same_as(y))
-        {
-            return Ok(args[i].clone());
-        }
+    // shared, it is neither allocated again nor printed again. Only a
+    // result that mixes both operands' dimensions is built.
+    let (mut like_a, mut like_b) = (sa.len() == n, sb.len() == n);
+    for i in 0..n {
+        let Some(d) = dim(i)? else {
+            return Ok(StructInfo::tensor_ndim(ndim, dtype));
+        };
+        like_a &= sa.len() == n && sa[i].same_as(d);
+        like_b &= sb.len() == n && sb[i].same_as(d);
     }
+    if like_a && a.dtype == dtype {
+        return Ok(args[0].clone());
+    }
+    if like_b && b.dtype == dtype {
+        return Ok(args[1].clone());
+    }
+    let out = (0..n)
+        .map(|i| Ok(dim(i)?.expect("decided above").clone()))
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(StructInfo::tensor(out, dtype))
 }
 
@@ -220,16 +263,10 @@ fn matmul(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     let n = batch_a.len().max(batch_b.len());
     let mut out = Vec::new();
     for i in 0..n {
-        let da = (i + batch_a.len()).checked_sub(n).map(|j| &batch_a[j]);
-        let db = (i + batch_b.len()).checked_sub(n).map(|j| &batch_b[j]);
-        out.push(match (da, db) {
-            (Some(x), Some(y)) => match broadcast_dim(x, y)? {
-                Some(d) => d,
-                None => return Ok(StructInfo::tensor_ndim(n as i64 + 2, dtype)),
-            },
-            (Some(x), None) | (None, Some(x)) => x.clone(),
-            (None, None) => unreachable!("i < n"),
-        });
+        match broadcast_at(batch_a, batch_b, i)? {
+            Some(d) => out.push(d.clone()),
+            None => return Ok(StructInfo::tensor_ndim(n as i64 + 2, dtype)),
+        }
     }
     if sa.len() > 1 {
         out.push(sa[sa.len() - 2].clone());

@@ -1067,13 +1067,11 @@ impl Parser {
                     DataType::Int(32)
                 };
                 self.punct(")")?;
-                Ok(Constant {
-                    data: ConstData {
-                        dtype,
-                        shape,
-                        values,
-                    },
-                }
+                Ok(Constant::new(ConstData {
+                    dtype,
+                    shape,
+                    values,
+                })
                 .into())
             }
             "shape" => {
@@ -1195,10 +1193,7 @@ impl Parser {
                     message: m,
                 })?;
                 Ok(super::expr::Call {
-                    op: super::expr::Op {
-                        name: op.to_owned(),
-                    }
-                    .into(),
+                    op: ops::op_expr(op),
                     args,
                     attrs,
                     sinfo_args,

@@ -411,7 +411,7 @@ impl Printer {
                 self.constant_text[&c.id()].clone()
             }
             Expr::Constant(c) => {
-                let d = &c.data;
+                let d = &c.data();
                 let inline = d.shape.is_empty()
                     && d.values.len() == 1
                     && matches!(

@@ -17,10 +17,11 @@ use ir_core::{IdMap, Node, Transformed};
 use rustc_hash::FxHashSet;
 
 use crate::relax::BuilderError;
-use crate::relax::expr::{Binding, Call, Expr, ExprMutator, Function, GlobalVar, Op, Var};
+use crate::relax::expr::{Binding, Call, Expr, ExprMutator, Function, GlobalVar, Var};
 use crate::relax::free_vars::free_vars_of_functions;
 use crate::relax::module::RelaxModule;
 use crate::relax::mutator::{self, MutatorState, run_mutator};
+use crate::relax::ops::op_expr;
 use crate::relax::prim::PrimExprMutator;
 use crate::relax::sinfo::{StructInfo, StructInfoMutator};
 use crate::relax::sinfo_of;
@@ -242,10 +243,7 @@ impl ExprMutator for LambdaLift<'_> {
         let args = args(self);
         Transformed::Replace(
             Call {
-                op: Op {
-                    name: op.to_owned(),
-                }
-                .into(),
+                op: op_expr(op),
                 args: vec![closure, Expr::tuple(args)],
                 attrs: Vec::new(),
                 sinfo_args: vec![fs.ret.clone()],
