@@ -72,38 +72,63 @@ struct FunctionFrame {
 
 /// Unique names: a hint is used verbatim while it is free, then gets a
 /// counter (`lv`, `lv1`, `lv2`).
+///
+/// Names a counter gave are not stored: `lv1` to `lv{k-1}` are known taken
+/// from the counter of `lv` standing at `k`. So a builder of a million
+/// bindings keeps one counter, not a million names, and giving a name costs
+/// the same at any size. Only names taken verbatim are stored, by hash (two
+/// names with the same 64-bit hash count as one: the second gets a suffix
+/// it did not need).
 #[derive(Default)]
 struct NameSupply {
-    /// The hashes of the names given or reserved: a name is one word here,
-    /// not a string, so a builder of a million bindings keeps 8 MB of hashes
-    /// rather than a million strings. Two names with the same 64-bit hash
-    /// count as one: the second gets a suffix it did not need.
-    used: FxHashSet<u64>,
-    /// Per hint (by hash), the next suffix to try.
+    /// The hashes of the names taken verbatim.
+    verbatim: FxHashSet<u64>,
+    /// Per hint (by hash), its counter's next number: `hint{i}` is taken for
+    /// every `1 <= i < next` (given out, or passed over because taken).
     next: FxHashMap<u64, usize>,
 }
 
 impl NameSupply {
     /// Marks `name` as taken.
     fn reserve(&mut self, name: &str) {
-        self.used.insert(name_hash(name));
+        self.verbatim.insert(name_hash(name));
     }
 
-    /// `hint` itself if free, else `hint` with the first free number after
-    /// the last one given for it (`lv`, `lv1`, `lv2`, ...).
+    /// Whether `name` is taken: verbatim, or by a counter (`lv12` may be
+    /// `lv` + 12 or `lv1` + 2).
+    fn is_taken(&self, name: &str) -> bool {
+        if self.verbatim.contains(&name_hash(name)) {
+            return true;
+        }
+        let digits_from = name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        (digits_from..name.len()).any(|split| {
+            let number = &name[split..];
+            // A counter writes no leading zero.
+            !number.starts_with('0')
+                && number.parse::<usize>().is_ok_and(|i| {
+                    self.next
+                        .get(&name_hash(&name[..split]))
+                        .is_some_and(|&next| i < next)
+                })
+        })
+    }
+
+    /// `hint` itself if free, else `hint` with its counter's first free number.
     fn fresh(&mut self, hint: &str) -> String {
         let hint_hash = name_hash(hint);
-        if self.used.insert(hint_hash) {
+        if !self.is_taken(hint) {
+            self.verbatim.insert(hint_hash);
             return hint.to_owned();
         }
-        let counter = self.next.entry(hint_hash).or_insert(1);
+        let mut i = self.next.get(&hint_hash).copied().unwrap_or(1);
         let mut name = String::with_capacity(hint.len() + 4);
         loop {
             name.clear();
             name.push_str(hint);
-            write!(name, "{counter}").expect("writing to a String");
-            *counter += 1;
-            if self.used.insert(name_hash(&name)) {
+            write!(name, "{i}").expect("writing to a String");
+            i += 1;
+            if !self.is_taken(&name) {
+                self.next.insert(hint_hash, i);
                 return name;
             }
         }
@@ -1019,4 +1044,28 @@ pub fn is_leaf(e: &Expr) -> bool {
             | Expr::Op(_)
             | Expr::ExternFunc(_)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NameSupply;
+
+    #[test]
+    fn names_are_unique_whether_given_verbatim_or_by_a_counter() {
+        let mut names = NameSupply::default();
+        let given: Vec<String> = ["lv", "lv", "lv", "lv1", "lv11", "lv", "x0", "x", "x"]
+            .iter()
+            .map(|hint| names.fresh(hint))
+            .collect();
+        // `lv1` is the counter's; asked verbatim it gets a counter of its
+        // own (`lv11`), which `lv11` then finds taken (`lv111`).
+        assert_eq!(
+            given,
+            ["lv", "lv1", "lv2", "lv11", "lv111", "lv3", "x0", "x", "x1"]
+        );
+        names.reserve("lv4");
+        assert_eq!(names.fresh("lv"), "lv5");
+        // A number with a leading zero is no counter's.
+        assert_eq!(names.fresh("lv05"), "lv05");
+    }
 }
