@@ -20,6 +20,7 @@
 use std::fmt;
 use std::fmt::Write as _;
 
+use compact_str::CompactString;
 use ir_core::{Family, IdMap, Node};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -114,14 +115,14 @@ impl NameSupply {
     }
 
     /// `hint` itself if free, else `hint` with its counter's first free number.
-    fn fresh(&mut self, hint: &str) -> String {
+    fn fresh(&mut self, hint: &str) -> CompactString {
         let hint_hash = name_hash(hint);
         if !self.is_taken(hint) {
             self.verbatim.insert(hint_hash);
-            return hint.to_owned();
+            return hint.into();
         }
         let mut i = self.next.get(&hint_hash).copied().unwrap_or(1);
-        let mut name = String::with_capacity(hint.len() + 4);
+        let mut name = CompactString::with_capacity(hint.len() + 4);
         loop {
             name.clear();
             name.push_str(hint);
@@ -416,7 +417,7 @@ impl BlockBuilder {
         };
         self.names.reserve(name);
         let var = Node::new(Var {
-            name: name.to_owned(),
+            name: name.into(),
             dataflow,
             sinfo,
         });
@@ -440,7 +441,7 @@ impl BlockBuilder {
         let value = self.normalize_argument(value)?;
         self.names.reserve(name);
         let var = Node::new(Var {
-            name: name.to_owned(),
+            name: name.into(),
             dataflow,
             sinfo: sinfo.clone(),
         });
@@ -758,7 +759,7 @@ impl BlockBuilder {
     /// A parameter variable (defined where a function lists it).
     pub fn param(&mut self, name: &str, sinfo: StructInfo) -> Node<Var> {
         Node::new(Var {
-            name: name.to_owned(),
+            name: name.into(),
             dataflow: false,
             sinfo,
         })
@@ -813,7 +814,7 @@ impl BlockBuilder {
         self.start_if_idle();
         self.scopes.push(params.clone());
         self.functions.push(FunctionFrame {
-            name: name.to_owned(),
+            name: name.into(),
             private,
             params,
             blocks_at: self.frames.len(),
@@ -925,7 +926,7 @@ impl BlockBuilder {
             let name = name.to_owned();
             return Ok(self.global_var(&name));
         }
-        let name = self.global_names.fresh(name_hint);
+        let name = self.global_names.fresh(name_hint).to_string();
         self.module
             .add_function(&name, func.clone())
             .map_err(|e| BuilderError(e.to_string()))?;
@@ -967,7 +968,7 @@ impl BlockBuilder {
             .into()
         });
         Node::new(GlobalVar {
-            name: name.to_owned(),
+            name: name.into(),
             sinfo,
         })
     }
@@ -996,7 +997,7 @@ impl BlockBuilder {
                     ));
                 }
                 Some(_) if !holder_renamed => {
-                    let fresh = self.global_names.fresh(&symbol);
+                    let fresh = self.global_names.fresh(&symbol).to_string();
                     renames.insert(symbol.clone(), fresh);
                 }
                 _ => {}
@@ -1055,7 +1056,7 @@ mod tests {
         let mut names = NameSupply::default();
         let given: Vec<String> = ["lv", "lv", "lv", "lv1", "lv11", "lv", "x0", "x", "x"]
             .iter()
-            .map(|hint| names.fresh(hint))
+            .map(|hint| names.fresh(hint).to_string())
             .collect();
         // `lv1` is the counter's; asked verbatim it gets a counter of its
         // own (`lv11`), which `lv11` then finds taken (`lv111`).

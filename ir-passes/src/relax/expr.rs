@@ -17,6 +17,7 @@
 
 use std::hash::{Hash, Hasher};
 
+use compact_str::CompactString;
 use ir_core::{Mutable, Node, StructuralEq, Visitable};
 
 use super::dtype::DataType;
@@ -96,9 +97,10 @@ impl Hash for ConstData {
 /// dataflow block). Identity is the node; the name is a hint.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Var {
-    /// Name hint.
+    /// Name hint. Names of up to 24 bytes are stored in place: a variable
+    /// costs one allocation, not two.
     #[ir(skip, eq = false)]
-    pub name: String,
+    pub name: CompactString,
     /// A `DataflowVar`.
     #[ir(skip, eq = true)]
     pub dataflow: bool,

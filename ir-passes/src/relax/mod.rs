@@ -177,7 +177,7 @@ impl Var {
     /// A new variable.
     pub fn new(name: &str, sinfo: StructInfo) -> Node<Var> {
         Node::new(Var {
-            name: name.to_owned(),
+            name: name.into(),
             dataflow: false,
             sinfo,
         })
@@ -186,7 +186,7 @@ impl Var {
     /// A new variable of the same kind and struct info, named `name`.
     pub fn with_name(v: &Var, name: &str) -> Node<Var> {
         Node::new(Var {
-            name: name.to_owned(),
+            name: name.into(),
             dataflow: v.dataflow,
             sinfo: v.sinfo.clone(),
         })
@@ -204,7 +204,7 @@ impl Var {
     /// A new dataflow variable.
     pub fn dataflow(name: &str, sinfo: StructInfo) -> Node<Var> {
         Node::new(Var {
-            name: name.to_owned(),
+            name: name.into(),
             dataflow: true,
             sinfo,
         })

@@ -164,11 +164,12 @@ pub fn binding_with_value<M: ExprMutator + ?Sized>(
     };
     // The kind (dataflow or not) is the one the definition hook chose: a
     // pass turning dataflow variables into outputs returns plain ones.
-    let final_var = if ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
-        var.clone()
-    } else {
-        Var::with_sinfo(&var, sinfo)
-    };
+    let final_var =
+        if sinfo.same_as(&var.sinfo) || ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
+            var.clone()
+        } else {
+            Var::with_sinfo(&var, sinfo)
+        };
     // Uses of the original, and of the variable a pass produced, mean the
     // final one (TVM #16367).
     if !final_var.same_as(&b.var) {

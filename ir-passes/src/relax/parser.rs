@@ -389,7 +389,7 @@ impl Parser {
             self.punct(":")?;
             let sinfo = self.annotation(scope)?;
             let v = Node::new(Var {
-                name: pname.clone(),
+                name: pname.as_str().into(),
                 dataflow: false,
                 sinfo,
             });

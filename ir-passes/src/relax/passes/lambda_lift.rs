@@ -129,7 +129,7 @@ impl LambdaLift<'_> {
                 pass_on: params.clone(),
             },
         );
-        self.path.push(var.name.clone());
+        self.path.push(var.name.to_string());
         let body = match mutator::function(self, &widened) {
             Transformed::Replace(Expr::Function(g)) => g,
             _ => widened,

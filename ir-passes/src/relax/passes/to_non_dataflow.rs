@@ -26,12 +26,8 @@ impl ExprMutator for ToNonDataflow {
         if !block.dataflow {
             return mutator::binding_block(self, block);
         }
-        let plain = BindingBlock {
-            bindings: block.bindings.clone(),
-            dataflow: false,
-        };
         let _ = self.0.builder.begin_binding_block();
-        for b in &plain.bindings {
+        for b in &block.bindings {
             let _ = self.mutate_binding(b);
         }
         match self.0.builder.end_block() {
