@@ -232,7 +232,7 @@ impl BlockBuilder {
 
     /// Opens a block, reusing the spare storage that best fits `size`
     /// bindings, so that a warm builder does not grow a block again.
-    fn begin_sized(&mut self, dataflow: bool, size: usize) {
+    pub(crate) fn begin_sized(&mut self, dataflow: bool, size: usize) {
         self.start_if_idle();
         // Only the few most recently freed blocks are looked at, so that
         // opening a block costs the same however many are spare.

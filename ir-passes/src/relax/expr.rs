@@ -215,6 +215,16 @@ pub struct Function {
     pub attrs: Attrs,
 }
 
+impl Function {
+    /// How many variables the function itself defines: its parameters and
+    /// its body's bindings (not those of nested functions or branches). What
+    /// an analysis sizes its tables by.
+    pub fn own_definitions(&self) -> usize {
+        let bindings: usize = self.body.blocks.iter().map(|b| b.bindings.len()).sum();
+        self.params.len() + bindings
+    }
+}
+
 /// Binding blocks, then a result.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct SeqExpr {

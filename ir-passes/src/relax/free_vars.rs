@@ -48,8 +48,7 @@ pub fn free_vars(e: &Expr) -> Vec<Node<Var>> {
     // A function's own definitions are counted from its blocks' lengths, so
     // the set is sized once rather than grown by doubling.
     if let Expr::Function(f) = e {
-        let bindings: usize = f.body.blocks.iter().map(|b| b.bindings.len()).sum();
-        scan.defined.reserve(f.params.len() + bindings);
+        scan.defined.reserve(f.own_definitions());
     }
     e.walk(&mut scan);
     // A candidate may be defined after its use (a recursive local function).

@@ -19,12 +19,14 @@ type Flow = ControlFlow<String>;
 /// `Ok(())`, or the first violation, naming the function.
 pub fn well_formed(module: &RelaxModule) -> Result<(), String> {
     for (name, f) in module.functions() {
+        // Sized once for the function's own definitions, not grown by doubling.
+        let definitions = f.own_definitions();
         let mut check = Check {
             module,
-            defined: IdSet::default(),
+            defined: IdSet::with_capacity_and_hasher(definitions, Default::default()),
             scopes: Vec::new(),
             dataflow: None,
-            ever: IdSet::default(),
+            ever: IdSet::with_capacity_and_hasher(definitions, Default::default()),
         };
         if let ControlFlow::Break(e) = check.visit_function(f) {
             return Err(format!("in function {name}: {e}"));
@@ -159,7 +161,8 @@ impl ExprVisitor<Flow> for Check<'_> {
 
     fn visit_binding_block(&mut self, b: &Node<BindingBlock>) -> Flow {
         if b.dataflow {
-            self.dataflow = Some(IdSet::default());
+            let size = b.bindings.len();
+            self.dataflow = Some(IdSet::with_capacity_and_hasher(size, Default::default()));
         }
         let r = b.walk(self);
         if b.dataflow {

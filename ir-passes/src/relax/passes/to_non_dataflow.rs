@@ -26,7 +26,7 @@ impl ExprMutator for ToNonDataflow {
         if !block.dataflow {
             return mutator::binding_block(self, block);
         }
-        let _ = self.0.builder.begin_binding_block();
+        self.0.builder.begin_sized(false, block.bindings.len());
         for b in &block.bindings {
             let _ = self.mutate_binding(b);
         }
