@@ -37,9 +37,9 @@
 //! `visit_ext` keeps its default (visit the children), so its downstream
 //! hooks compile but are never called.
 //!
-//! Dispatch to a downstream kind compares one pointer per kind of the
-//! extension family (the kind's description, a `static`); upstream kinds
-//! dispatch as before. Each downstream kind's description holds its name and
+//! Dispatch to a downstream kind compares one number per kind of the
+//! extension family (the kind's, carried in the handle's top bits: see
+//! [`Ext`]); upstream kinds dispatch as before. Each downstream kind's description holds its name and
 //! plain function pointers to its derived walk, rebuild, equality and hash,
 //! instantiated for the family's visitor and mutator as trait objects: a pass
 //! reaches them through [`VisitAdapter`] and [`MutAdapter`], which every
@@ -108,7 +108,8 @@ impl<T: ?Sized> NoInterface for T {}
 /// A kind added to the extensible family `F` by a downstream crate.
 /// Implemented by the extension family's derive (`#[ir(extends(F))]`).
 pub trait ExtKind<F: Extensible>: Sized + Send + Sync + 'static {
-    /// The kind's runtime description (a `static`: its address is the kind's identity).
+    /// The kind's runtime description (a `static`, numbered on first use:
+    /// the number is the kind's identity in a handle).
     fn vtable() -> &'static ExtVtable<F>;
     /// The node as the family's interface.
     fn interface(&self) -> &F::Interface;
