@@ -87,6 +87,9 @@ struct NameSupply {
     /// Per hint (by hash), its counter's next number: `hint{i}` is taken for
     /// every `1 <= i < next` (given out, or passed over because taken).
     next: FxHashMap<u64, usize>,
+    /// How many counters' hints end in a digit (`x1`): while none do, a
+    /// name's only possible counter is the one before its digits.
+    digit_hints: usize,
 }
 
 impl NameSupply {
@@ -96,16 +99,25 @@ impl NameSupply {
     }
 
     /// Whether `name` is taken: verbatim, or by a counter (`lv12` may be
-    /// `lv` + 12 or `lv1` + 2).
-    fn is_taken(&self, name: &str) -> bool {
+    /// `lv` + 12 or `lv1` + 2). The split at `free_split` is known free
+    /// (the counter being asked).
+    fn is_taken(&self, name: &str, free_split: Option<usize>) -> bool {
         if self.verbatim.contains(&name_hash(name)) {
             return true;
         }
         let digits_from = name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        (digits_from..name.len()).any(|split| {
+        // A prefix ending in a digit can only be a hint ending in one.
+        let last_split = if self.digit_hints == 0 {
+            digits_from
+        } else {
+            name.len() - 1
+        };
+        (digits_from..=last_split.min(name.len().saturating_sub(1))).any(|split| {
             let number = &name[split..];
             // A counter writes no leading zero.
-            !number.starts_with('0')
+            Some(split) != free_split
+                && !number.is_empty()
+                && !number.starts_with('0')
                 && number.parse::<usize>().is_ok_and(|i| {
                     self.next
                         .get(&name_hash(&name[..split]))
@@ -117,18 +129,26 @@ impl NameSupply {
     /// `hint` itself if free, else `hint` with its counter's first free number.
     fn fresh(&mut self, hint: &str) -> CompactString {
         let hint_hash = name_hash(hint);
-        if !self.is_taken(hint) {
+        if !self.is_taken(hint, None) {
             self.verbatim.insert(hint_hash);
             return hint.into();
         }
-        let mut i = self.next.get(&hint_hash).copied().unwrap_or(1);
+        let mut i = match self.next.get(&hint_hash) {
+            Some(&next) => next,
+            None => {
+                if hint.ends_with(|c: char| c.is_ascii_digit()) {
+                    self.digit_hints += 1;
+                }
+                1
+            }
+        };
         let mut name = CompactString::with_capacity(hint.len() + 4);
         loop {
             name.clear();
             name.push_str(hint);
             write!(name, "{i}").expect("writing to a String");
             i += 1;
-            if !self.is_taken(&name) {
+            if !self.is_taken(&name, Some(hint.len())) {
                 self.next.insert(hint_hash, i);
                 return name;
             }
