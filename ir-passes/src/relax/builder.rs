@@ -722,6 +722,13 @@ impl BlockBuilder {
     ) -> Result<Option<Vec<Expr>>, BuilderError> {
         let mut out: Option<Vec<Expr>> = None;
         for (i, item) in items.iter().enumerate() {
+            // A leaf stays as it is: no handle is taken to find that out.
+            if is_leaf(item) {
+                if let Some(out) = &mut out {
+                    out.push(item.clone());
+                }
+                continue;
+            }
             let new = self.normalize_arg(item, tuple)?;
             if let Some(out) = &mut out {
                 out.push(new);
