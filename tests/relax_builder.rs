@@ -418,3 +418,57 @@ class Module:
         return R.const(0, "int64")"#
     );
 }
+
+/// Equal functions held by several names: a lookup finds the first name
+/// recorded that still holds one, whichever of them was updated.
+#[test]
+fn the_first_name_still_holding_an_equal_function_is_found() {
+    let three = |body: &str| {
+        let mut text = String::from("@I.ir_module\nclass Module:\n");
+        for name in ["a", "b", "c"] {
+            text += &format!(
+                "    @R.function\n    def {name}(x: R.Tensor((4,), dtype=\"float32\")) -> R.Tensor((4,), dtype=\"float32\"):\n        return {body}\n\n"
+            );
+        }
+        ir_passes::relax::parse_module(&text).unwrap()
+    };
+    let exps = three("R.exp(x)");
+    let negatives = three("R.negative(x)");
+    let exp = || exps.get("a").unwrap().clone();
+    let negative = |name| negatives.get(name).unwrap().clone();
+    let mut bb = BlockBuilder::with_module(exps.clone());
+    let gv = |bb: &mut BlockBuilder, f| bb.add_function(f, "d").unwrap().name.clone();
+    assert_eq!(gv(&mut bb, exp()), "a");
+    let a = bb.add_function(exp(), "a").unwrap();
+    bb.update_function(&a, negative("a")).unwrap();
+    assert_eq!(gv(&mut bb, exp()), "b");
+    assert_eq!(gv(&mut bb, negative("c")), "a");
+    let b = bb.add_function(exp(), "b").unwrap();
+    assert_eq!(b.name, "b");
+    bb.update_function(&b, negative("b")).unwrap();
+    assert_eq!(gv(&mut bb, exp()), "c");
+    assert_eq!(bb.context_module().len(), 3);
+}
+
+/// A builder over a wide module updates every function in linear time:
+/// records not yet hashed are looked through only while they are few.
+#[test]
+fn every_function_of_a_wide_module_is_updated() {
+    let n = 20_000;
+    let mut text = String::from("@I.ir_module\nclass Module:\n");
+    for i in 0..n {
+        text += &format!(
+            "    @R.function\n    def f{i}(x: R.Tensor(({i},), dtype=\"float32\")) -> R.Tensor(({i},), dtype=\"float32\"):\n        return x\n\n"
+        );
+    }
+    let module = ir_passes::relax::parse_module(&text).unwrap();
+    let mut bb = BlockBuilder::with_module(module.clone());
+    for i in 0..n {
+        let name = format!("f{i}");
+        let gv = bb.add_function(module.get(&name).unwrap().clone(), "g").unwrap();
+        assert_eq!(gv.name, name);
+        let f = module.get(&format!("f{}", (i + 1) % n)).unwrap().clone();
+        bb.update_function(&gv, f).unwrap();
+    }
+    assert_eq!(bb.context_module().len(), n);
+}

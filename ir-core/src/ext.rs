@@ -337,7 +337,11 @@ unsafe impl<F: Extensible> Sync for Ext<F> {}
 impl<F: Extensible> Ext<F> {
     /// Erases a downstream node's kind.
     pub fn new<K: ExtKind<F>>(node: Node<K>) -> Self {
-        Ext::from_parts(node.into_raw(), K::vtable())
+        // The handle is made (which may panic) before the node's count is
+        // taken over, so that a panic drops the node rather than leak it.
+        let ext = Ext::from_parts(node.raw(), K::vtable());
+        std::mem::forget(node);
+        ext
     }
 
     /// A handle to the allocation `ptr` of a node of the kind `vtable`

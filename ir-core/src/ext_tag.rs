@@ -14,11 +14,12 @@
 //!
 //! On 64-bit targets user-space addresses fit in 48 bits (x86-64 and
 //! AArch64 with 4-level page tables, the ones Linux, macOS and Windows give
-//! ordinary allocations). A node whose address does not fit, under a
-//! pointer-tagging sanitizer for instance, is refused with a panic naming
-//! the reason. Elsewhere the number is stored beside the address.
+//! ordinary allocations). Android tags its heap pointers' top byte, so there,
+//! and on 32-bit targets, the number is stored beside the address instead
+//! (module `layout`, in two versions). Elsewhere a node
+//! whose address does not fit, under a pointer-tagging sanitizer (HWASan,
+//! MTE) for instance, is refused with a panic naming the reason.
 
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 
 /// How many kinds can be numbered: `u16` numbers, and 0 means "none yet".
@@ -64,38 +65,38 @@ pub(crate) fn description(n: u16) -> *const () {
     DESCRIPTIONS[n as usize].load(Ordering::Acquire)
 }
 
-/// A node's address and its kind's number, in one word where the target
-/// allows. `repr(C)` with the address word first: a handle read as a
-/// pointer is the (tagged) address, which [`untag`] clears.
-#[derive(Clone, Copy, PartialEq, Eq)]
-#[repr(C)]
-pub(crate) struct Tagged {
-    word: NonNull<()>,
-    #[cfg(not(target_pointer_width = "64"))]
-    kind: u16,
-}
+pub(crate) use layout::{Tagged, untag};
 
-#[cfg(target_pointer_width = "64")]
-const ADDRESS_BITS: u32 = 48;
-#[cfg(target_pointer_width = "64")]
-const ADDRESS_MASK: usize = (1 << ADDRESS_BITS) - 1;
-#[cfg(not(target_pointer_width = "64"))]
-const ADDRESS_MASK: usize = usize::MAX;
+/// The kind's number in the address's top 16 bits.
+#[cfg(all(target_pointer_width = "64", not(target_os = "android")))]
+mod layout {
+    use std::num::NonZeroUsize;
+    use std::ptr::NonNull;
 
-/// The address in a handle's first word.
-#[inline(always)]
-pub(crate) fn untag(word: NonNull<()>) -> NonNull<()> {
-    // SAFETY: the address of a live allocation is not zero, and the tag
-    // bits above it are the only ones cleared.
-    word.map_addr(|a| unsafe { std::num::NonZeroUsize::new_unchecked(a.get() & ADDRESS_MASK) })
-}
+    const ADDRESS_BITS: u32 = 48;
+    const ADDRESS_MASK: usize = (1 << ADDRESS_BITS) - 1;
 
-impl Tagged {
-    /// Tags `ptr` (a node's allocation) with kind number `kind`.
-    #[inline]
-    pub(crate) fn new(ptr: NonNull<()>, kind: u16) -> Self {
-        #[cfg(target_pointer_width = "64")]
-        {
+    /// A node's address and its kind's number, in one word. `repr(C)`
+    /// like the other layout: a handle read as a pointer is the tagged
+    /// address, which [`untag`] clears.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    #[repr(C)]
+    pub(crate) struct Tagged {
+        word: NonNull<()>,
+    }
+
+    /// The address in a handle's first word.
+    #[inline(always)]
+    pub(crate) fn untag(word: NonNull<()>) -> NonNull<()> {
+        // SAFETY: the address of a live allocation is not zero, and only the
+        // tag bits above it are cleared.
+        word.map_addr(|a| unsafe { NonZeroUsize::new_unchecked(a.get() & ADDRESS_MASK) })
+    }
+
+    impl Tagged {
+        /// Tags `ptr` (a node's allocation) with kind number `kind`.
+        #[inline]
+        pub(crate) fn new(ptr: NonNull<()>, kind: u16) -> Self {
             assert!(
                 ptr.addr().get() & !ADDRESS_MASK == 0,
                 "a node allocated above 2^48: its address leaves no room for the kind of a \
@@ -104,27 +105,57 @@ impl Tagged {
             let word = ptr.map_addr(|a| a | ((kind as usize) << ADDRESS_BITS));
             Tagged { word }
         }
-        #[cfg(not(target_pointer_width = "64"))]
-        {
-            Tagged { word: ptr, kind }
+
+        /// The node's allocation.
+        #[inline(always)]
+        pub(crate) fn ptr(self) -> NonNull<()> {
+            untag(self.word)
         }
-    }
 
-    /// The node's allocation.
-    #[inline(always)]
-    pub(crate) fn ptr(self) -> NonNull<()> {
-        untag(self.word)
-    }
-
-    /// The kind's number.
-    #[inline(always)]
-    pub(crate) fn kind(self) -> u16 {
-        #[cfg(target_pointer_width = "64")]
-        {
+        /// The kind's number.
+        #[inline(always)]
+        pub(crate) fn kind(self) -> u16 {
             (self.word.addr().get() >> ADDRESS_BITS) as u16
         }
-        #[cfg(not(target_pointer_width = "64"))]
-        {
+    }
+}
+
+/// The kind's number beside the address (32-bit targets, and Android,
+/// whose heap pointers carry a tag of their own).
+#[cfg(not(all(target_pointer_width = "64", not(target_os = "android"))))]
+mod layout {
+    use std::ptr::NonNull;
+
+    /// A node's address and its kind's number. `repr(C)`, address first.
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    #[repr(C)]
+    pub(crate) struct Tagged {
+        word: NonNull<()>,
+        kind: u16,
+    }
+
+    /// The address in a handle's first word: the address itself here.
+    #[inline(always)]
+    pub(crate) fn untag(word: NonNull<()>) -> NonNull<()> {
+        word
+    }
+
+    impl Tagged {
+        /// `ptr` (a node's allocation) of kind number `kind`.
+        #[inline]
+        pub(crate) fn new(ptr: NonNull<()>, kind: u16) -> Self {
+            Tagged { word: ptr, kind }
+        }
+
+        /// The node's allocation.
+        #[inline(always)]
+        pub(crate) fn ptr(self) -> NonNull<()> {
+            self.word
+        }
+
+        /// The kind's number.
+        #[inline(always)]
+        pub(crate) fn kind(self) -> u16 {
             self.kind
         }
     }
@@ -132,6 +163,8 @@ impl Tagged {
 
 #[cfg(test)]
 mod tests {
+    use std::ptr::NonNull;
+
     use super::*;
 
     #[test]

@@ -21,13 +21,19 @@ use super::expr::{Expr, Function};
 /// A function of the module and the names it is bound to.
 type NamedFunction = (Node<Function>, Vec<String>);
 
+/// How many unhashed records `forget` looks through one by one; past
+/// that it hashes them all, so that updating each function of a wide
+/// module costs linear time, not quadratic.
+const SCANNED: usize = 8;
+
 /// Functions by structural hash, and those not hashed yet.
 #[derive(Default)]
 pub(super) struct FunctionDedup {
-    /// Structural hash -> functions with that hash and their names.
+    /// Structural hash -> functions with that hash and their names, in the
+    /// order recorded.
     hashed: FxHashMap<u64, Vec<NamedFunction>>,
     /// Recorded since the last lookup, in order; not hashed.
-    pending: Vec<NamedFunction>,
+    pending: Vec<(Node<Function>, String)>,
 }
 
 fn hash_of(f: &Node<Function>) -> u64 {
@@ -37,24 +43,18 @@ fn hash_of(f: &Node<Function>) -> u64 {
 impl FunctionDedup {
     /// Records that `name` holds `f`.
     pub(super) fn record(&mut self, name: &str, f: &Node<Function>) {
-        match self.pending.iter_mut().find(|(g, _)| g.same_as(f)) {
-            Some((_, names)) => names.push(name.to_owned()),
-            None => self.pending.push((f.clone(), vec![name.to_owned()])),
-        }
+        self.pending.push((f.clone(), name.to_owned()));
     }
 
     /// Records that `name` no longer holds `f`.
     pub(super) fn forget(&mut self, name: &str, f: &Node<Function>) {
-        if let Some(i) = self
-            .pending
-            .iter()
-            .position(|(g, names)| g.same_as(f) && names.iter().any(|n| n == name))
+        if self.pending.len() <= SCANNED
+            && let Some(i) = self
+                .pending
+                .iter()
+                .position(|(g, n)| g.same_as(f) && n == name)
         {
-            let names = &mut self.pending[i].1;
-            names.retain(|n| n != name);
-            if names.is_empty() {
-                self.pending.remove(i);
-            }
+            self.pending.remove(i);
             return;
         }
         self.settle();
@@ -89,11 +89,11 @@ impl FunctionDedup {
     /// Hashes the pending functions into the table, merging each into an
     /// equal one already there.
     fn settle(&mut self) {
-        for (f, names) in self.pending.drain(..) {
+        for (f, name) in self.pending.drain(..) {
             let entries = self.hashed.entry(hash_of(&f)).or_default();
             match entries.iter_mut().find(|(g, _)| structural_eq(&**g, &*f)) {
-                Some((_, held)) => held.extend(names),
-                None => entries.push((f, names)),
+                Some((_, held)) => held.push(name),
+                None => entries.push((f, vec![name])),
             }
         }
     }
