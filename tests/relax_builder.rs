@@ -465,7 +465,9 @@ fn every_function_of_a_wide_module_is_updated() {
     let mut bb = BlockBuilder::with_module(module.clone());
     for i in 0..n {
         let name = format!("f{i}");
-        let gv = bb.add_function(module.get(&name).unwrap().clone(), "g").unwrap();
+        let gv = bb
+            .add_function(module.get(&name).unwrap().clone(), "g")
+            .unwrap();
         assert_eq!(gv.name, name);
         let f = module.get(&format!("f{}", (i + 1) % n)).unwrap().clone();
         bb.update_function(&gv, f).unwrap();
