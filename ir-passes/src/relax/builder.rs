@@ -106,17 +106,17 @@ impl NameSupply {
             return true;
         }
         let digits_from = name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
-        // A prefix ending in a digit can only be a hint ending in one.
-        let last_split = if self.digit_hints == 0 {
-            digits_from
+        // Each split leaves a number of one digit or more after it. A prefix
+        // ending in a digit can only be a hint ending in one.
+        let splits = if self.digit_hints == 0 {
+            digits_from..(digits_from + 1).min(name.len())
         } else {
-            name.len() - 1
+            digits_from..name.len()
         };
-        (digits_from..=last_split.min(name.len().saturating_sub(1))).any(|split| {
+        splits.into_iter().any(|split| {
             let number = &name[split..];
             // A counter writes no leading zero.
             Some(split) != free_split
-                && !number.is_empty()
                 && !number.starts_with('0')
                 && number.parse::<usize>().is_ok_and(|i| {
                     self.next
@@ -1095,5 +1095,8 @@ mod tests {
         assert_eq!(names.fresh("lv"), "lv5");
         // A number with a leading zero is no counter's.
         assert_eq!(names.fresh("lv05"), "lv05");
+        // An empty hint, with counters of digit-ending hints about.
+        assert_eq!(names.fresh(""), "");
+        assert_eq!(names.fresh(""), "1");
     }
 }
