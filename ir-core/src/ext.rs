@@ -38,9 +38,9 @@
 //! hooks compile but are never called.
 //!
 //! Dispatch to a downstream kind compares one number per kind of the
-//! extension family (the kind's, carried in the handle's top bits: see
-//! [`Ext`]); upstream kinds dispatch as before. Each downstream kind's description holds its name and
-//! plain function pointers to its derived walk, rebuild, equality and hash,
+//! extension family (the kind's, carried in the handle: see [`Ext`]);
+//! upstream kinds dispatch as before. Each downstream kind's description
+//! holds its name and plain function pointers to its derived walk, rebuild, equality and hash,
 //! instantiated for the family's visitor and mutator as trait objects: a pass
 //! reaches them through [`VisitAdapter`] and [`MutAdapter`], which every
 //! family's derive implements its traits for. No `dyn Any` is involved.
@@ -58,7 +58,6 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use crate::ext_tag::{self, Tagged};
-
 use crate::kind_ref::{KindMut, KindRef};
 use crate::structural::{EqState, HashState, Mode, StructuralEq};
 use crate::{Family, Node, RebuildFields, Transformed, VisitResult, Walk};
@@ -505,10 +504,12 @@ impl<F: Extensible> fmt::Debug for Ext<F> {
 
 impl<F: Extensible> StructuralEq for Ext<F> {
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
-        // SAFETY: the same vtable: both nodes are of its kind.
+        if self.handle.kind() != other.handle.kind() {
+            return false;
+        }
         let vtable = self.vtable();
-        self.handle.kind() == other.handle.kind()
-            && unsafe { (vtable.fns.eq)(self.ptr(), other.ptr(), vtable.mode, eq) }
+        // SAFETY: the same kind: both nodes are of the kind `vtable` describes.
+        unsafe { (vtable.fns.eq)(self.ptr(), other.ptr(), vtable.mode, eq) }
     }
     fn struct_hash(&self, hasher: &mut HashState<'_>) {
         let vtable = self.vtable();

@@ -5,7 +5,9 @@ use std::hash::{BuildHasher, BuildHasherDefault};
 
 use rustc_hash::FxHasher;
 
-/// The 64-bit hash of `name`.
+/// The 64-bit hash of `name`. Tables keyed by it count two names of one
+/// hash as one: the second then gets a suffix it did not need, which keeps
+/// every given name unique and spares storing the names.
 pub(crate) fn name_hash(name: &str) -> u64 {
     BuildHasherDefault::<FxHasher>::default().hash_one(name)
 }

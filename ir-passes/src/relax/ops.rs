@@ -1,12 +1,12 @@
 //! The operator registry: each operator's struct-info inference (static and
 //! symbolic shapes, numpy broadcasting). TVMScript spells them `R.<name>`.
 
-use super::arith::{can_prove_equal, const_value, simplify};
-use super::dtype::DataType;
 use std::sync::OnceLock;
 
 use ir_core::Node;
 
+use super::arith::{can_prove_equal, const_value, simplify};
+use super::dtype::DataType;
 use super::expr::{AttrValue, Attrs, Expr, Op};
 use super::prim::{BinOp, PrimExpr};
 use super::sinfo::{ShapeStructInfo, StructInfo, TensorStructInfo};
@@ -73,7 +73,12 @@ fn closure_object(_: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
 
 /// The operator named `name` (without `R.`).
 pub fn lookup(name: &str) -> Option<&'static OpDef> {
-    OPS.iter().find(|o| o.name == name)
+    index_of(name).map(|i| &OPS[i])
+}
+
+/// Where the operator named `name` is registered.
+fn index_of(name: &str) -> Option<usize> {
+    OPS.iter().position(|o| o.name == name)
 }
 
 /// Every registered name.
@@ -95,7 +100,7 @@ pub fn op_expr(name: &str) -> Expr {
             })
             .collect()
     });
-    match OPS.iter().position(|o| o.name == name) {
+    match index_of(name) {
         Some(i) => Expr::Op(nodes[i].clone()),
         None => Op {
             name: name.to_owned(),
@@ -207,8 +212,8 @@ fn broadcast(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
         let Some(d) = dim(i)? else {
             return Ok(StructInfo::tensor_ndim(ndim, dtype));
         };
-        like_a &= sa.len() == n && sa[i].same_as(d);
-        like_b &= sb.len() == n && sb[i].same_as(d);
+        like_a = like_a && sa[i].same_as(d);
+        like_b = like_b && sb[i].same_as(d);
     }
     if like_a && a.dtype == dtype {
         return Ok(args[0].clone());
