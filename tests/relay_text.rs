@@ -362,3 +362,27 @@ fn a_repeated_annotation_reads_as_the_first_and_errors_after_it_say_where() {
     assert_eq!(e.line, 4);
     assert!(e.message.contains("dtype"), "{}", e.message);
 }
+
+#[test]
+#[cfg(target_pointer_width = "64")]
+fn a_let_of_a_call_is_three_small_nodes() {
+    // The parser's memory target (200 bytes per let level at peak) rests on
+    // these: a call keeps two arguments in place, a name of up to 15 bytes
+    // is stored in the variable.
+    assert_eq!(size_of::<Let>(), 48);
+    assert_eq!(size_of::<Var>(), 48);
+    assert_eq!(size_of::<Call>(), 64);
+    let e = parse_expr("let %long_name_15: float32 = add(1f, 2f); %long_name_15").unwrap();
+    let Expr::Let(l) = &e else {
+        panic!("a let: {e:?}")
+    };
+    let Expr::Call(c) = &l.value else {
+        panic!("a call: {:?}", l.value)
+    };
+    assert!(c.args.is_inline());
+    assert_eq!(l.var.name, "long_name_15");
+    assert_eq!(
+        print_expr(&e),
+        "let %long_name_15: float32 = add(1f, 2f);\n%long_name_15\n"
+    );
+}

@@ -111,6 +111,7 @@ pub trait ChildType {
 
 impl<K: ChildType> ChildType for Node<K> {}
 impl<T: ChildType> ChildType for Vec<T> {}
+impl<T: ChildType> ChildType for crate::ShortVec<T> {}
 impl<T: ChildType> ChildType for [T] {}
 impl<T: ChildType, const N: usize> ChildType for [T; N] {}
 impl<T: ChildType> ChildType for Option<T> {}

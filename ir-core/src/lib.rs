@@ -40,6 +40,7 @@ pub mod pass;
 pub mod post_order;
 mod rare;
 mod replace_map;
+mod short_vec;
 pub mod stack;
 pub mod structural;
 mod transformed;
@@ -54,6 +55,7 @@ pub use mutate::{HandleInfo, Mutate, MutateKind, MutateTyped, Rebuild, RebuildFi
 pub use node::Node;
 pub use rare::Rare;
 pub use replace_map::ReplaceMap;
+pub use short_vec::ShortVec;
 pub use structural::StructuralEq;
 #[allow(deprecated)]
 pub use transformed::{Rewrite, Transformed};

@@ -256,20 +256,50 @@ pub fn __or_clone<T: Clone>(new: Transformed<T>, old: &T) -> T {
     new.unwrap_or_clone(old)
 }
 
-/// Mutates a slice; the result vector is allocated only from the first changed
+/// A list a mutated slice is collected into.
+trait ListOut<T> {
+    fn with_capacity(n: usize) -> Self;
+    fn push(&mut self, item: T);
+}
+
+impl<T> ListOut<T> for Vec<T> {
+    #[inline]
+    fn with_capacity(n: usize) -> Self {
+        Vec::with_capacity(n)
+    }
+    #[inline]
+    fn push(&mut self, item: T) {
+        Vec::push(self, item)
+    }
+}
+
+impl<T> ListOut<T> for crate::ShortVec<T> {
+    #[inline]
+    fn with_capacity(n: usize) -> Self {
+        crate::ShortVec::with_capacity(n)
+    }
+    #[inline]
+    fn push(&mut self, item: T) {
+        crate::ShortVec::push(self, item)
+    }
+}
+
+/// Mutates a slice; the result list is made only from the first changed
 /// element on (earlier elements are cloned handles).
-fn mutate_slice<M: ?Sized, T: Mutate<M> + Clone>(
+fn mutate_slice<M: ?Sized, T: Mutate<M> + Clone, L: ListOut<T>>(
     items: &[T],
     mutator: &mut M,
-) -> Transformed<Vec<T>> {
+) -> Transformed<L> {
     let mut iter = items.iter().enumerate();
     let Some((first, replacement)) =
         iter.find_map(|(i, x)| x.mutate(mutator).into_option().map(|y| (i, y)))
     else {
         return Transformed::Keep;
     };
-    let mut out = Vec::with_capacity(items.len());
-    out.extend_from_slice(&items[..first]);
+    let mut out = L::with_capacity(items.len());
+    for x in &items[..first] {
+        out.push(x.clone());
+    }
     out.push(replacement);
     for (_, x) in iter {
         out.push(x.mutate(mutator).unwrap_or_clone(x));
@@ -296,10 +326,21 @@ impl<M: ?Sized, T: Mutate<M> + Clone> Mutate<M> for Vec<T> {
     }
 }
 
+impl<M: ?Sized, T: Mutate<M> + Clone> Mutate<M> for crate::ShortVec<T> {
+    #[inline]
+    fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
+        mutate_slice(self, mutator)
+    }
+    #[inline]
+    fn mutate_in_place(&mut self, mutator: &mut M) -> bool {
+        mutate_slice_in_place(self, mutator)
+    }
+}
+
 impl<M: ?Sized, T: Mutate<M> + Clone, const N: usize> Mutate<M> for [T; N] {
     #[inline]
     fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
-        match mutate_slice(self, mutator) {
+        match mutate_slice::<M, T, Vec<T>>(self, mutator) {
             Transformed::Keep => Transformed::Keep,
             Transformed::Replace(v) => v.try_into().ok().into(),
         }

@@ -437,6 +437,15 @@ impl<T: StructuralEq> StructuralEq for Vec<T> {
     }
 }
 
+impl<T: StructuralEq> StructuralEq for crate::ShortVec<T> {
+    fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
+        self.as_slice().struct_eq(other.as_slice(), eq)
+    }
+    fn struct_hash(&self, hasher: &mut HashState<'_>) {
+        self.as_slice().struct_hash(hasher)
+    }
+}
+
 impl<T: StructuralEq, const N: usize> StructuralEq for [T; N] {
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.as_slice().struct_eq(other.as_slice(), eq)

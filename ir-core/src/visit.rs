@@ -274,6 +274,13 @@ impl<V: ?Sized, R: VisitResult, T: Visit<V, R>> Visit<V, R> for Vec<T> {
     }
 }
 
+impl<V: ?Sized, R: VisitResult, T: Visit<V, R>> Visit<V, R> for crate::ShortVec<T> {
+    #[inline]
+    fn visit(&self, visitor: &mut V) -> R {
+        self.as_slice().visit(visitor)
+    }
+}
+
 impl<V: ?Sized, R: VisitResult, T: Visit<V, R>, const N: usize> Visit<V, R> for [T; N] {
     #[inline]
     fn visit(&self, visitor: &mut V) -> R {

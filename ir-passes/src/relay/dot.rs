@@ -77,7 +77,7 @@ impl ExprVisitor for Dot {
         );
         // Operands: a call's arguments (its op is in the label), other kinds' children.
         let operands: Vec<Expr> = match e {
-            Expr::Call(c) if c.op.is_op() => c.args.clone(),
+            Expr::Call(c) if c.op.is_op() => c.args.to_vec(),
             Expr::Call(c) => std::iter::once(c.op.clone())
                 .chain(c.args.iter().cloned())
                 .collect(),

@@ -1,8 +1,8 @@
 //! Relay expressions.
 
-use compact_str::CompactString;
+use ecow::EcoString;
 use ir_core::ext::Ext;
-use ir_core::{Mutable, Node, Rare, StructuralEq, Visitable};
+use ir_core::{Mutable, Node, Rare, ShortVec, StructuralEq, Visitable};
 
 use super::extension::RelayExtension;
 
@@ -38,10 +38,10 @@ pub struct Constant {
 /// A local variable. Identity is the node; the name is only a hint.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Var {
-    /// Name hint, without `%`. Names of up to 24 bytes are stored in place:
+    /// Name hint, without `%`. Names of up to 15 bytes are stored in place:
     /// a variable costs one allocation, not two.
     #[ir(skip, eq = false)]
-    pub name: CompactString,
+    pub name: EcoString,
     /// The annotated type, if any.
     pub annotation: Option<Type>,
     /// What a downstream dialect attaches to the variable: a node of a kind
@@ -135,8 +135,9 @@ pub struct Function {
 pub struct Call {
     /// The callee: an op, a function, a variable or a global.
     pub op: Expr,
-    /// The arguments.
-    pub args: Vec<Expr>,
+    /// The arguments: two or fewer are stored in the node, so most calls
+    /// cost one allocation.
+    pub args: ShortVec<Expr>,
     /// Operator attributes.
     #[ir(skip)]
     pub attrs: Attrs,
@@ -334,11 +335,12 @@ impl Expr {
         .into()
     }
 
-    /// A call of `op` (any callee) with no attributes.
-    pub fn call(op: Expr, args: Vec<Expr>) -> Expr {
+    /// A call of `op` (any callee) with no attributes; `args` is a `Vec`,
+    /// an array or a [`ShortVec`].
+    pub fn call(op: Expr, args: impl Into<ShortVec<Expr>>) -> Expr {
         Call {
             op,
-            args,
+            args: args.into(),
             attrs: Attrs::new(),
             span: Span::default(),
         }
@@ -346,7 +348,7 @@ impl Expr {
     }
 
     /// A call of the operator named `op`.
-    pub fn call_op(op: &str, args: Vec<Expr>) -> Expr {
+    pub fn call_op(op: &str, args: impl Into<ShortVec<Expr>>) -> Expr {
         Expr::call(Expr::op(op), args)
     }
 

@@ -31,6 +31,7 @@ mod parse_scopes;
 mod parser;
 pub mod passes;
 mod pattern;
+mod pending_lets;
 mod print_names;
 mod printer;
 mod scope_tree;

@@ -7,20 +7,21 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::fmt;
 
-use ir_core::Node;
 use ir_core::stack::guarded;
+use ir_core::{Node, ShortVec};
 
 use super::adt::{ConstructorDef, TypeData, TypeDefs};
 use super::attrs::{AttrValue, Attrs};
 use super::dtype::DType;
 use super::expr::{
-    Call, Clause, Constant, Expr, Function, GlobalVar, If, Let, Match, Op, RefCreate, RefRead,
-    RefWrite, Span, Tuple, TupleGetItem, Var,
+    Call, Clause, Constant, Expr, Function, GlobalVar, If, Match, Op, RefCreate, RefRead, RefWrite,
+    Span, Tuple, TupleGetItem, Var,
 };
 use super::lexer::{LexError, Lexer, Tok, Token};
 use super::module::RelayModule;
 use super::parse_scopes::Scopes;
 use super::pattern::{Pattern, PatternConstructor, PatternTuple};
+use super::pending_lets::PendingLets;
 use super::tensor::Tensor;
 use super::tvm_metadata::{is_tvm_metadata, tvm_metadata};
 use super::ty::{Dim, FuncType, Type};
@@ -200,25 +201,6 @@ struct Parser<'a> {
     type_params: Vec<String>,
     /// The type being defined and its parameter count: it may refer to itself.
     defining: Option<(String, usize)>,
-}
-
-/// `let`s around `last`, the first outermost. The vector of lets is given
-/// back as the chain grows, so that it and the chain are not both whole.
-fn chain_lets(mut lets: Vec<(Node<Var>, Expr, Span)>, last: Expr) -> Expr {
-    let mut body = last;
-    while let Some((var, value, span)) = lets.pop() {
-        body = Let {
-            var,
-            value,
-            body,
-            span,
-        }
-        .into();
-        if lets.capacity() > 1024 && lets.len() < lets.capacity() / 4 {
-            lets.shrink_to(lets.len() * 2);
-        }
-    }
-    body
 }
 
 /// Whether `s` is a keyword (a name that is not an operator or attribute).
@@ -754,7 +736,10 @@ impl<'a> Parser<'a> {
         // The chain is built once the scope is closed, so that the scope's
         // tables are given back before the let nodes are made.
         let (lets, last) = self.with_scope(|p| {
-            let mut lets: Vec<(Node<Var>, Expr, Span)> = first.into_iter().collect();
+            let mut lets = PendingLets::default();
+            if let Some((var, value, span)) = first {
+                lets.push(var, value, span);
+            }
             let last = loop {
                 let span = p.span();
                 if p.eat_keyword("let") {
@@ -763,7 +748,7 @@ impl<'a> Parser<'a> {
                     p.bind(name, &var);
                     let value = p.binop_expr()?;
                     p.expect(";")?;
-                    lets.push((var, value, span));
+                    lets.push(var, value, span);
                     continue;
                 }
                 if p.eat_keyword("free_var") {
@@ -786,14 +771,14 @@ impl<'a> Parser<'a> {
                 let e = p.seq_item()?;
                 if p.eat(";") {
                     let var = Expr::var("_", None);
-                    lets.push((var, e, span));
+                    lets.push(var, e, span);
                     continue;
                 }
                 break e;
             };
             Ok((lets, last))
         })?;
-        Ok(chain_lets(lets, last))
+        Ok(lets.chain(last))
     }
 
     /// At `let`, `free_var` or `%N =`: a sequence item that binds.
@@ -859,7 +844,7 @@ impl<'a> Parser<'a> {
                 let rhs = self.binop_from(prec + 1)?;
                 lhs = Call {
                     op: self.op_node(op, span),
-                    args: vec![lhs, rhs],
+                    args: [lhs, rhs].into(),
                     attrs: Attrs::new(),
                     span,
                 }
@@ -903,7 +888,7 @@ impl<'a> Parser<'a> {
     /// A call's arguments and attributes, after its `(`. The arguments are
     /// gathered on a stack shared by nested calls, so that each call's
     /// vector is allocated once at its exact length.
-    fn call_args(&mut self) -> PResult<(Vec<Expr>, Attrs)> {
+    fn call_args(&mut self) -> PResult<(ShortVec<Expr>, Attrs)> {
         let base = self.arg_stack.len();
         let attrs = self.call_args_onto_stack();
         let args = self.arg_stack.drain(base..).collect();
