@@ -93,3 +93,24 @@ fn rebuild_in_place_a_million_deep() {
         "the uniquely owned root keeps its allocation"
     );
 }
+
+#[test]
+fn a_deep_chain_held_by_a_thread_local_is_dropped_at_thread_exit() {
+    // Thread-local destructors run in no set order: this one may find the
+    // list that deep releases park on already gone. It must neither crash
+    // nor overflow the stack.
+    use std::cell::RefCell;
+    thread_local! {
+        static HELD: RefCell<Option<Expr>> = const { RefCell::new(None) };
+    }
+    std::thread::spawn(|| {
+        // The holder is made first and the list second, so that (as
+        // destructors run in reverse order of registration on common
+        // platforms) the list is gone when the chain is dropped.
+        HELD.with(|h| *h.borrow_mut() = Some(nested_calls(1)));
+        drop(nested_calls(1_000));
+        HELD.with(|h| *h.borrow_mut() = Some(nested_calls(DEPTH)));
+    })
+    .join()
+    .expect("the thread exits cleanly");
+}

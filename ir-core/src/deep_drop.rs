@@ -49,8 +49,17 @@ pub(crate) fn release_raw(node: Parked) {
     if park {
         // The outermost release is still on the stack and drains this list
         // before it returns, so everything parked is released while its
-        // borrowed data is alive. If the list is gone (thread teardown), leak.
-        let _ = PARKED.try_with(|p| p.borrow_mut().push(node));
+        // borrowed data is alive.
+        let mut node = Some(node);
+        let _ = PARKED.try_with(|p| p.borrow_mut().extend(node.take()));
+        let Some(node) = node else { return };
+        // The list is gone (a thread-local destructor dropping nodes at
+        // thread teardown): recurse while the stack is known to allow it,
+        // leak past that.
+        if crate::stack::is_low() == Some(false) {
+            // SAFETY: released once, here.
+            unsafe { (node.release)(node.ptr) };
+        }
         return;
     }
     NESTING.set(depth + 1);

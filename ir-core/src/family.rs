@@ -100,7 +100,7 @@ pub trait NodeKind: Sized + 'static {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a child node type",
     label = "this field is neither a child nor skipped",
-    note = "children are family enums, `Node<Kind>` handles, derived structs, and Vec/Option/Box/tuples/arrays of them",
+    note = "children are family enums, `Node<Kind>` handles, derived structs, and Vec/ShortVec/Option/Box/tuples/arrays of them",
     note = "mark data that is not a child (names, spans, attributes) with `#[ir(skip)]`"
 )]
 pub trait ChildType {

@@ -81,6 +81,9 @@ impl<T> ShortVec<T> {
 
     /// Appends `item`; a third item moves the list to the heap.
     pub fn push(&mut self, item: T) {
+        if let Repr::Heap(v) = &mut self.0 {
+            return v.push(item);
+        }
         self.0 = match std::mem::replace(&mut self.0, Repr::Zero) {
             Repr::Zero => Repr::One([item]),
             Repr::One([a]) => Repr::Two([a, item]),
@@ -98,6 +101,9 @@ impl<T> ShortVec<T> {
 
     /// Removes and returns the last item.
     pub fn pop(&mut self) -> Option<T> {
+        if let Repr::Heap(v) = &mut self.0 {
+            return v.pop();
+        }
         let (rest, last) = match std::mem::replace(&mut self.0, Repr::Zero) {
             Repr::Zero => (Repr::Zero, None),
             Repr::One([a]) => (Repr::Zero, Some(a)),
@@ -133,12 +139,15 @@ impl<T> ShortVec<T> {
 
     /// Shortens the list to `len` items (no effect if it is not longer).
     pub fn truncate(&mut self, len: usize) {
+        if let Repr::Heap(v) = &mut self.0 {
+            return v.truncate(len);
+        }
         while self.len() > len {
             self.pop();
         }
     }
 
-    /// Removes every item.
+    /// Removes every item, and frees a heap buffer (unlike `Vec::clear`).
     pub fn clear(&mut self) {
         self.0 = Repr::Zero;
     }
@@ -322,6 +331,8 @@ impl<T> DoubleEndedIterator for IntoIter<T> {
 }
 
 impl<T> ExactSizeIterator for IntoIter<T> {}
+
+impl<T> std::iter::FusedIterator for IntoIter<T> {}
 
 #[cfg(test)]
 mod tests {

@@ -26,7 +26,7 @@
 //! let x = Expr::var("x", None);
 //! let y = make_var("y", None, Some(x.clone().into()));
 //! assert!(may_share(&y).unwrap().as_var().unwrap().same_as(&x));
-//! let program = Expr::let_(y.clone(), Expr::call_op("negative", vec![x.into()]), y.into());
+//! let program = Expr::let_(y.clone(), Expr::call_op("negative", [x.into()]), y.into());
 //! assert_eq!(
 //!     print_expr(&program),
 //!     "free_var %x;\nlet %y{may_share=%x} = negative(%x);\n%y\n"

@@ -344,7 +344,7 @@ fn is_plain_data(ty: &syn::Type) -> bool {
             if p.path.segments.len() == 1 && SCALARS.contains(&name.as_str()) {
                 return matches!(last.arguments, syn::PathArguments::None);
             }
-            if matches!(name.as_str(), "Vec" | "Option" | "Box")
+            if matches!(name.as_str(), "Vec" | "ShortVec" | "Option" | "Box")
                 && let syn::PathArguments::AngleBracketed(args) = &last.arguments
                 && let Some(syn::GenericArgument::Type(inner)) = args.args.first()
             {

@@ -886,8 +886,8 @@ impl<'a> Parser<'a> {
     }
 
     /// A call's arguments and attributes, after its `(`. The arguments are
-    /// gathered on a stack shared by nested calls, so that each call's
-    /// vector is allocated once at its exact length.
+    /// gathered on a stack shared by nested calls, so that each call's list
+    /// is made once at its exact length (in the node for two or fewer).
     fn call_args(&mut self) -> PResult<(ShortVec<Expr>, Attrs)> {
         let base = self.arg_stack.len();
         let attrs = self.call_args_onto_stack();

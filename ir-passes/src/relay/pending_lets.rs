@@ -1,17 +1,23 @@
 //! The lets a sequence has read, held until its last expression is read.
 //!
 //! A sequence's let chain is built from the end, so its lets wait until the
-//! sequence closes. They wait in fixed-size chunks rather than one vector:
-//! no doubling slack (up to half of a vector's memory is spare), no copy
-//! when it grows, and building the chain frees each chunk as it empties, so
-//! the pending lets and the chain made from them are never both whole.
+//! sequence closes. They wait in chunks rather than one vector: each chunk
+//! twice the last, up to a fixed size, so a short sequence (and a deep nest
+//! of them, each pending while the next is read) holds little; no chunk is
+//! copied as the sequence grows; a long sequence has no doubling slack (up
+//! to half of a vector's memory is spare); and building the chain frees
+//! each chunk as it empties, so the pending lets and the chain made from
+//! them are never both whole.
 
 use ir_core::Node;
 
 use super::expr::{Expr, Let, Span, Var};
 
-/// Lets per chunk: 32 KiB chunks, large enough to be few, small enough that
-/// an empty tail wastes little.
+/// Lets in the first chunk.
+const FIRST: usize = 4;
+
+/// Lets in a full-size chunk: 32 KiB, large enough to be few, small enough
+/// that an empty tail wastes little.
 const CHUNK: usize = 1024;
 
 /// A let waiting for its body.
@@ -28,9 +34,8 @@ impl PendingLets {
     pub(super) fn push(&mut self, var: Node<Var>, value: Expr, span: Span) {
         match self.chunks.last_mut() {
             Some(chunk) if chunk.len() < chunk.capacity() => chunk.push((var, value, span)),
-            _ => {
-                // Short sequences (most) get a small first chunk.
-                let capacity = if self.chunks.is_empty() { 4 } else { CHUNK };
+            last => {
+                let capacity = last.map_or(FIRST, |chunk| (2 * chunk.capacity()).min(CHUNK));
                 let mut chunk = Vec::with_capacity(capacity);
                 chunk.push((var, value, span));
                 self.chunks.push(chunk);
@@ -68,6 +73,10 @@ mod tests {
         for v in &vars {
             lets.push(v.clone(), Expr::tuple(vec![]), Span::default());
         }
+        // Chunks double from the first up to the full size.
+        let sizes: Vec<_> = lets.chunks.iter().map(Vec::capacity).collect();
+        assert_eq!(sizes[..5], [FIRST, 8, 16, 32, 64]);
+        assert!(sizes.iter().all(|&c| c <= CHUNK));
         let mut e = lets.chain(Expr::tuple(vec![]));
         for v in &vars {
             let Expr::Let(l) = e else {
