@@ -603,3 +603,32 @@ fn an_attribute_past_the_largest_rank_is_a_type_error() {
         .to_string();
     assert!(err.contains("above the largest rank 64"), "{err}");
 }
+
+#[test]
+fn shapes_whose_element_count_overflows_are_type_errors_where_they_are_used() {
+    // Dimensions come from the text; arithmetic on them is checked.
+    let cases = [
+        (
+            "reshape(%x, newshape=[-1, 2])",
+            "Tensor[(4294967296, 4294967296, 4294967296), float32]",
+            "3:10: reshape: the shape has more elements than 2^63",
+        ),
+        (
+            "concatenate((%x, %x), axis=0)",
+            "Tensor[(9223372036854775807), float32]",
+            ": concatenate: the joined axis is longer than 2^63",
+        ),
+    ];
+    for (body, ty, expected) in cases {
+        let m = parse_module(&format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: {ty}) {{\n  {body}\n}}\n"
+        ))
+        .unwrap();
+        let passes = registry().pipeline("infer-type").unwrap();
+        let err = PassContext::default()
+            .run(&passes, &m)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expected), "{body}: {err}");
+    }
+}

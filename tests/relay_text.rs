@@ -386,3 +386,20 @@ fn a_let_of_a_call_is_three_small_nodes() {
         "let %long_name_15: float32 = add(1f, 2f);\n%long_name_15\n"
     );
 }
+
+#[test]
+fn metadata_whose_shape_overflows_is_an_error() {
+    let e = error(
+        r#"#[version = "0.0.5"]
+def @main() { meta[relay.Constant][0] }
+#[metadata]
+{"relay.Constant": [{"dtype": "float32", "shape": [4294967296, 4294967296, 16], "data": [1]}]}
+"#,
+    );
+    assert!(
+        e.message
+            .contains("has more elements than an address can count"),
+        "{}",
+        e.message
+    );
+}

@@ -215,7 +215,12 @@ fn run_passes<F: Clone + Send + Sync + 'static>(
     if args.time_passes {
         ctx = ctx.with_instrument(timer.clone());
     }
-    let output = ctx.run(&pipeline, input).map_err(|e| e.to_string())?;
+    let output = ctx.run(&pipeline, input);
+    // What passes left undone on purpose, also when a later pass failed.
+    for note in ctx.notes() {
+        eprintln!("ir-opt: note: {note}");
+    }
+    let output = output.map_err(|e| e.to_string())?;
     if args.time_passes {
         eprint!("{}", timer.report());
     }

@@ -470,3 +470,49 @@ fn relax_prints_as_a_dataflow_graph() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--emit dot is for Relay and Relax"));
 }
+
+#[test]
+fn a_fold_too_large_to_make_is_left_as_a_call_with_a_note() {
+    // A megabyte of metadata: folding `multiply` would make 10^10 elements.
+    let data = vec!["0.5"; 100_000].join(", ");
+    let program = format!(
+        "#[version = \"0.0.5\"]\n\
+         def @main() {{\n  multiply(meta[relay.Constant][0], meta[relay.Constant][1])\n}}\n\
+         #[metadata]\n\
+         {{\"relay.Constant\": [\
+         {{\"dtype\": \"float32\", \"shape\": [100000, 1], \"data\": [{data}]}}, \
+         {{\"dtype\": \"float32\", \"shape\": [1, 100000], \"data\": [{data}]}}]}}\n"
+    );
+    assert!(program.len() > 1_000_000);
+    let out = ir_opt(&["-", "--passes", "fold-constant"], Some(&program));
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let printed = text(&out.stdout);
+    assert!(
+        printed.contains("multiply(meta[relay.Constant][0], meta[relay.Constant][1])"),
+        "the call stays"
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "ir-opt: note: fold-constant: 1 call of constants left unfolded: the result would have \
+         more than 16777216 elements (option `max-elements`)\n"
+    );
+
+    // Within a larger bound it folds (a smaller program, to stay quick).
+    let small =
+        "#[version = \"0.0.5\"]\ndef @main() {\n  zeros(shape=[64, 64], dtype=\"float32\")\n}\n";
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant{max-elements=1024}"],
+        Some(small),
+    );
+    assert!(
+        text(&out.stderr).contains("left unfolded"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = ir_opt(
+        &["-", "--passes", "fold-constant{max-elements=4096}"],
+        Some(small),
+    );
+    assert_eq!(text(&out.stderr), "");
+    assert!(!text(&out.stdout).contains("zeros("));
+}

@@ -2,8 +2,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Mutex;
 
-use super::{FailureKind, Module, Pass, PassError, PassInfo, PassInstrument};
+use super::{FailureKind, Module, Note, Pass, PassError, PassInfo, PassInstrument};
 
 /// Settings for a run of passes (TVM's `PassContext`): opt-level, required
 /// and disabled passes, free-form config, instruments, and whether function
@@ -19,6 +20,9 @@ pub struct PassContext<F> {
     config: BTreeMap<String, String>,
     instruments: Vec<Box<dyn PassInstrument<F>>>,
     parallel: bool,
+    /// What passes noted during runs (a mutex: function passes may run
+    /// functions on several threads).
+    notes: Mutex<Vec<Note>>,
 }
 
 impl<F> Default for PassContext<F> {
@@ -31,6 +35,7 @@ impl<F> Default for PassContext<F> {
             config: BTreeMap::new(),
             instruments: Vec::new(),
             parallel: true,
+            notes: Mutex::new(Vec::new()),
         }
     }
 }
@@ -103,6 +108,39 @@ impl<F: Clone> PassContext<F> {
             instrument.exit_pass_ctx();
         }
         result
+    }
+
+    /// Records a note from `pass` (see [`Note`]): for passes, during a run.
+    pub fn note(&self, pass: &str, message: impl Into<String>) {
+        let note = Note {
+            pass: pass.to_owned(),
+            message: message.into(),
+        };
+        // A poisoned lock still holds every note pushed before the panic.
+        self.notes
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(note);
+    }
+
+    /// The notes passes made in this context's runs, in the order made.
+    ///
+    /// ```
+    /// use ir_core::pass::{FunctionPass, Module, PassContext};
+    /// use ir_core::Transformed;
+    ///
+    /// let shy = FunctionPass::new("shy", 0, |f: &i64, _: &Module<i64>, ctx: &PassContext<i64>| {
+    ///     if *f > 100 {
+    ///         ctx.note("shy", format!("{f} left as it is"));
+    ///     }
+    ///     Ok(Transformed::Keep)
+    /// });
+    /// let ctx = PassContext::default().with_parallel(false);
+    /// ctx.run(&shy, &Module::from_functions([("a".to_string(), 500)])).unwrap();
+    /// assert_eq!(ctx.notes()[0].to_string(), "shy: 500 left as it is");
+    /// ```
+    pub fn notes(&self) -> Vec<Note> {
+        self.notes.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Whether the context's settings let `info` run (opt-level, required, disabled).

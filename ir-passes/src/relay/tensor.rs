@@ -85,7 +85,12 @@ impl Tensor {
 
     /// Builds a tensor of `dtype` from row-major `f64` values (the metadata form).
     pub fn from_f64s(dtype: DType, shape: &[usize], values: &[f64]) -> Result<Self, String> {
-        let n: usize = shape.iter().product();
+        // The shape comes from the input: its element count may overflow.
+        let Some(n) = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) else {
+            return Err(format!(
+                "shape {shape:?} has more elements than an address can count"
+            ));
+        };
         if n != values.len() {
             return Err(format!(
                 "shape {shape:?} needs {n} values, found {}",

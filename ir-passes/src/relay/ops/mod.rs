@@ -611,7 +611,10 @@ fn infer_concatenate(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
             return Err("concatenate needs tensors of one dtype and rank".into());
         }
         out[axis] = match (out[axis], shape[axis]) {
-            (Dim::Known(a), Dim::Known(b)) => Dim::Known(a + b),
+            (Dim::Known(a), Dim::Known(b)) => Dim::Known(
+                a.checked_add(b)
+                    .ok_or("concatenate: the joined axis is longer than 2^63")?,
+            ),
             _ => Dim::Any,
         };
     }
@@ -634,6 +637,24 @@ pub(super) fn int_list(attrs: &Attrs, key: &str) -> Result<Option<Vec<i64>>, Str
     }
 }
 
+/// The element count of a shape, if every dimension is known; an error if
+/// it overflows (the dimensions come from the input text).
+fn element_count<'a>(dims: impl Iterator<Item = &'a Dim>) -> Result<Option<i64>, String> {
+    let mut count = Some(1i64);
+    for d in dims {
+        match (d, count) {
+            (Dim::Known(n), Some(c)) => {
+                count = Some(
+                    c.checked_mul(*n)
+                        .ok_or("the shape has more elements than 2^63")?,
+                );
+            }
+            _ => count = None,
+        }
+    }
+    Ok(count)
+}
+
 /// `newshape` with TVM's `0` (copy) and `-1` (infer) codes.
 fn reshape_dims(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
     let new = int_list(attrs, "newshape")?.ok_or("reshape needs `newshape`")?;
@@ -652,22 +673,13 @@ fn reshape_dims(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
             d => return Err(format!("invalid newshape entry {d}")),
         });
     }
-    let total: Option<i64> = shape
-        .iter()
-        .map(|d| match d {
-            Dim::Known(n) => Some(*n),
-            Dim::Any => None,
-        })
-        .product();
-    let known_out: Option<i64> = out
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| Some(*i) != infer_at)
-        .map(|(_, d)| match d {
-            Dim::Known(n) => Some(*n),
-            Dim::Any => None,
-        })
-        .product();
+    let total = element_count(shape.iter())?;
+    let known_out = element_count(
+        out.iter()
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != infer_at)
+            .map(|(_, d)| d),
+    )?;
     match (infer_at, total, known_out) {
         (Some(i), Some(t), Some(k)) if k > 0 && t % k == 0 => out[i] = Dim::Known(t / k),
         (Some(_), Some(_), Some(_)) => {

@@ -65,6 +65,9 @@ pub struct ConstantFolder {
     substitute: IdMap<Node<Var>, Expr>,
     /// Whether the other fields of a projected tuple literal may be dropped.
     effects: Effects,
+    /// Calls of constants left unfolded because their result would have
+    /// more than `max_elements` elements.
+    over_bound: usize,
 }
 
 impl Default for ConstantFolder {
@@ -76,6 +79,7 @@ impl Default for ConstantFolder {
             substitute: IdMap::default(),
             // Without the module, any call of a function may write.
             effects: Effects::new(true),
+            over_bound: 0,
         }
     }
 }
@@ -98,6 +102,30 @@ impl ConstantFolder {
     /// Folds `e`.
     pub fn fold(&mut self, e: &Expr) -> Expr {
         self.mutate_expr(e).unwrap_or_clone(e)
+    }
+
+    /// How many calls of constants this folder left unfolded because their
+    /// result would have had more elements than its bound (each counted
+    /// once, however often it is shared).
+    ///
+    /// ```
+    /// use ir_passes::relay::{parse_expr, passes::ConstantFolder};
+    ///
+    /// let e = parse_expr("add(zeros(shape=[4, 4], dtype=\"float32\"), 1f)").unwrap();
+    /// let mut small = ConstantFolder::with_max_elements(8);
+    /// let kept = small.fold(&e);
+    /// assert!(kept.same_as(&e));
+    /// assert_eq!(small.left_over_bound(), 1); // `zeros` would make 16 elements
+    /// ```
+    pub fn left_over_bound(&self) -> usize {
+        self.over_bound
+    }
+
+    /// Whether a call of these constants failed only for its size.
+    fn exceeds_bound(&self, def: &crate::relay::ops::OpDef, args: &[OpValue], c: &Call) -> bool {
+        let types: Vec<Type> = args.iter().map(value_type).collect();
+        (def.infer)(&types, &c.attrs)
+            .is_ok_and(|t| crate::relay::ops::elements(&t).is_none_or(|n| n > self.max_elements))
     }
 
     fn value(&self, e: &Expr) -> Option<OpValue> {
@@ -232,11 +260,19 @@ impl ExprMutator for ConstantFolder {
         let args: Option<Vec<OpValue>> = c.args.iter().map(|a| self.value(a)).collect();
         // Only a result whose size the types bound, within the limit, is
         // computed: the kernel allocates it whole.
-        match args.map(|a| def.apply(&a, &c.attrs, self.max_elements)) {
-            Some(Ok(v)) => Transformed::Replace(to_expr(v)),
-            // Not constant, too large, or the kernel refuses (division by
-            // zero): keep the call.
-            _ => new.map(Expr::from),
+        let Some(args) = args else {
+            return new.map(Expr::from);
+        };
+        match def.apply(&args, &c.attrs, self.max_elements) {
+            Ok(v) => Transformed::Replace(to_expr(v)),
+            // Too large, or the kernel refuses (division by zero): keep the
+            // call, and count it if only its size stood in the way.
+            Err(_) => {
+                if self.exceeds_bound(def, &args, c) {
+                    self.over_bound += 1;
+                }
+                new.map(Expr::from)
+            }
         }
     }
 

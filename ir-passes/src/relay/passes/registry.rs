@@ -27,17 +27,19 @@ fn on_body(
     FunctionPass::new(
         name,
         opt_level,
-        move |func: &F, _: &RelayModule, _: &PassContext<F>| {
-            let body = f(&func.body);
-            if body.same_as(&func.body) {
-                return Ok(Transformed::Keep);
-            }
-            Ok(Transformed::Replace(Node::new(Function {
-                body,
-                ..(**func).clone()
-            })))
-        },
+        move |func: &F, _: &RelayModule, _: &PassContext<F>| Ok(with_body(func, f(&func.body))),
     )
+}
+
+/// `func` with `body`, or kept if the body is the same node.
+fn with_body(func: &F, body: Expr) -> Transformed<F> {
+    if body.same_as(&func.body) {
+        return Transformed::Keep;
+    }
+    Transformed::Replace(Node::new(Function {
+        body,
+        ..(**func).clone()
+    }))
 }
 
 /// [`on_body`] for a transformation that must know whether calls of unknown
@@ -80,9 +82,26 @@ pub fn registry() -> PassRegistry<F> {
         |o: &PassOptions| {
             let max = o.get_u64("max-elements", DEFAULT_MAX_ELEMENTS)?;
             o.expect_only(&["max-elements"])?;
-            Ok(Box::new(on_body("fold-constant", 2, move |e| {
-                ConstantFolder::with_max_elements(max).fold(e)
-            })) as Box<dyn Pass<F>>)
+            Ok(Box::new(FunctionPass::new(
+                "fold-constant",
+                2,
+                move |func: &F, _: &RelayModule, ctx: &PassContext<F>| {
+                    let mut folder = ConstantFolder::with_max_elements(max);
+                    let body = folder.fold(&func.body);
+                    let left = folder.left_over_bound();
+                    if left > 0 {
+                        ctx.note(
+                            "fold-constant",
+                            format!(
+                                "{left} call{} of constants left unfolded: the result would \
+                                 have more than {max} elements (option `max-elements`)",
+                                if left == 1 { "" } else { "s" }
+                            ),
+                        );
+                    }
+                    Ok(with_body(func, body))
+                },
+            )) as Box<dyn Pass<F>>)
         },
     );
     r.register("dce", "remove unused let bindings", |o: &PassOptions| {
