@@ -7,8 +7,10 @@
 //! must give the same text (a fixed point) and a structurally equal program;
 //! where TVM's test compares it with a program built in Python, that program
 //! is `<case>.expected.relay`, and they must be equal (free variables mapped,
-//! as TVM's `assert_graph_equal`). A rejected text must give an error with
-//! its position.
+//! as TVM's `assert_graph_equal`). Where TVM's test compares the printed
+//! text with the case character for character (`[print-exact]`), ours must
+//! print it exactly too, but for the cases `PRINTED_DIFFERENTLY` lists with
+//! the reason. A rejected text must give an error with its position.
 
 use std::path::Path;
 
@@ -84,19 +86,52 @@ fn typed(p: Parsed) -> Result<Parsed, String> {
         .map_err(|e| format!("infer-type fails: {e}"))
 }
 
+/// `[print-exact]` cases we print differently from TVM, and why. Each still
+/// reads back structurally equal; the test fails if one starts to match, so
+/// that the list stays true.
+const PRINTED_DIFFERENTLY: &[(&str, &str)] = &[(
+    "printer__call_node_order",
+    "TVM binds every function literal in call position to a `%N` graph binding; \
+     ours prints a node used once inline, where it is used",
+)];
+
 /// What went wrong with an accepted case, if anything. `after_infer_type`:
-/// TVM's test compares with the expected program after `InferType`.
+/// TVM's test compares with the expected program after `InferType`;
+/// `print_exact`: TVM's test compares the printed text with the case's own,
+/// character for character (the files end without a newline, which our
+/// printer adds).
 fn check_accepted(
     name: &str,
     kind: &str,
     text: &str,
     after_infer_type: bool,
+    print_exact: bool,
 ) -> Result<(), String> {
     let parsed = Parsed::read(kind, text).map_err(|e| format!("does not parse: {e}"))?;
     parsed
         .well_formed()
         .map_err(|e| format!("is not well-formed: {e}"))?;
     let printed = parsed.print();
+    if print_exact {
+        let body = printed
+            .strip_prefix("#[version = \"0.0.5\"]\n")
+            .unwrap_or(&printed);
+        let want = text
+            .strip_prefix("#[version = \"0.0.5\"]\n")
+            .unwrap_or(text);
+        let differs = body.trim_end() != want.trim_end();
+        match PRINTED_DIFFERENTLY.iter().find(|(case, _)| *case == name) {
+            None if differs => {
+                return Err(format!(
+                    "prints differently from TVM:\n{body}\nTVM prints\n{want}"
+                ));
+            }
+            Some(_) if !differs => {
+                return Err("now prints as TVM does: take it off PRINTED_DIFFERENTLY".into());
+            }
+            _ => {}
+        }
+    }
     let reparsed = Parsed::read(kind, &printed)
         .map_err(|e| format!("its printed text does not parse: {e}\n{printed}"))?;
     let again = reparsed.print();
@@ -148,7 +183,13 @@ fn tvm_parser_and_printer_programs_behave_as_in_tvm() {
         let text = std::fs::read_to_string(Path::new(DIR).join(format!("{name}.relay")))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         match outcome {
-            "accept" => match check_accepted(name, kind, &text, line.contains("after InferType")) {
+            "accept" => match check_accepted(
+                name,
+                kind,
+                &text,
+                line.contains("after InferType"),
+                line.contains("[print-exact"),
+            ) {
                 Ok(()) => {
                     accepted += 1;
                     round_tripped += 1;
