@@ -133,6 +133,11 @@ fn a_million_nested_references() {
 }
 
 #[test]
+fn a_million_nested_reference_writes() {
+    through_everything("ref-write", N);
+}
+
+#[test]
 fn a_hundred_thousand_functions_calling_each_other() {
     through_everything("functions", 100_000);
 }

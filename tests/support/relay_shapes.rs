@@ -123,6 +123,12 @@ pub const SHAPES: &[Shape] = &[
         result: zero,
     },
     Shape {
+        name: "ref-write",
+        what: "reference writes, each writing what the one inside it returns",
+        text: nested_ref_write,
+        result: zero,
+    },
+    Shape {
         name: "functions",
         what: "functions in a module, each calling the next",
         text: wide_module,
@@ -301,6 +307,17 @@ pub fn nested_ref(n: usize) -> String {
         "{HEADER}def @main(%x: float32) -> float32 {{\n  {}%x{}\n}}\n",
         "ref_read(ref(".repeat(n),
         "))".repeat(n)
+    )
+}
+
+/// `n` writes to one reference of `()`, each the value the next writes;
+/// their result is bound and unused, so only their effect keeps them.
+pub fn nested_ref_write(n: usize) -> String {
+    format!(
+        "{HEADER}def @main(%x: float32) -> float32 {{\n  let %r = ref(());\n  \
+         let %u = {}(){};\n  %x\n}}\n",
+        "ref_write(%r, ".repeat(n),
+        ")".repeat(n)
     )
 }
 

@@ -269,7 +269,7 @@ fn compile_table(tables: &mut Tables, quick: bool) -> Result<(), String> {
 }
 
 /// The shapes of `benches/shapes.rs` (`tests/support/relay_shapes.rs`).
-const SHAPES: [&str; 15] = [
+const SHAPES: [&str; 16] = [
     "let",
     "let-shadow",
     "call",
@@ -282,6 +282,7 @@ const SHAPES: [&str; 15] = [
     "match",
     "pattern",
     "ref",
+    "ref-write",
     "functions",
     "arguments",
     "fields",
