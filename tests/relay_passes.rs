@@ -632,3 +632,33 @@ fn shapes_whose_element_count_overflows_are_type_errors_where_they_are_used() {
         assert!(err.contains(expected), "{body}: {err}");
     }
 }
+
+/// Attribute values are checked where the call is, and the error says
+/// where: ranks, axes and counts.
+#[test]
+fn bad_attributes_are_type_errors_at_the_call() {
+    let cases = [
+        (
+            "expand_dims(%x, axis=0, num_newaxis=1000000000)",
+            "3:14: expand_dims",
+        ),
+        ("expand_dims(%x, axis=5)", "3:14: "),
+        ("sum(%x, axis=[2])", "3:6: "),
+        ("transpose(%x, axes=[0, 0])", "3:12: "),
+        ("concatenate((%x, %x), axis=-3)", "3:14: "),
+        ("squeeze(%x, axis=[0, 7])", "3:10: "),
+        ("reshape(%x, newshape=[-1, -1])", "3:10: "),
+    ];
+    for (body, at) in cases {
+        let m = parse_module(&format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32]) {{\n  {body}\n}}\n"
+        ))
+        .unwrap();
+        let passes = registry().pipeline("infer-type").unwrap();
+        let err = PassContext::default()
+            .run(&passes, &m)
+            .expect_err(body)
+            .to_string();
+        assert!(err.contains(at), "{body}: {err}");
+    }
+}

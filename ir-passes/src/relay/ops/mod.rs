@@ -415,7 +415,7 @@ fn transpose_axes(rank: usize, attrs: &Attrs) -> Result<Vec<usize>, String> {
         return Ok((0..rank).rev().collect());
     };
     if axes.len() != rank {
-        return Err(format!("transpose: {} axes for rank {rank}", axes.len()));
+        return Err(format!("{} axes for rank {rank}", axes.len()));
     }
     let axes: Vec<usize> = axes
         .iter()
@@ -424,7 +424,7 @@ fn transpose_axes(rank: usize, attrs: &Attrs) -> Result<Vec<usize>, String> {
     let mut seen = vec![false; rank];
     for &a in &axes {
         if std::mem::replace(&mut seen[a], true) {
-            return Err(format!("transpose: axis {a} appears twice"));
+            return Err(format!("axis {a} appears twice"));
         }
     }
     Ok(axes)
@@ -613,7 +613,7 @@ fn infer_concatenate(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
         out[axis] = match (out[axis], shape[axis]) {
             (Dim::Known(a), Dim::Known(b)) => Dim::Known(
                 a.checked_add(b)
-                    .ok_or("concatenate: the joined axis is longer than 2^63")?,
+                    .ok_or("the joined axis is longer than 2^63")?,
             ),
             _ => Dim::Any,
         };

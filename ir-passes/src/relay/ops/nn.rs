@@ -155,7 +155,7 @@ impl Conv2d {
                 Some(AttrValue::Str(s)) if s == want => {}
                 Some(other) => {
                     return Err(format!(
-                        "nn.conv2d: only {key}=\"{want}\" is supported, found {other}"
+                        "only {key}=\"{want}\" is supported, found {other}"
                     ));
                 }
             }
@@ -165,7 +165,7 @@ impl Conv2d {
             && s != "NCHW"
         {
             return Err(format!(
-                "nn.conv2d: only out_layout=\"NCHW\" is supported, found \"{s}\""
+                "only out_layout=\"NCHW\" is supported, found \"{s}\""
             ));
         }
         let pair = |key: &str| -> Result<[i64; 2], String> {
@@ -174,7 +174,7 @@ impl Conv2d {
                 Some(&[a]) => Ok([a, a]),
                 Some(&[a, b]) => Ok([a, b]),
                 Some(v) => Err(format!(
-                    "nn.conv2d: `{key}` takes 1 or 2 values, found {}",
+                    "`{key}` takes 1 or 2 values, found {}",
                     v.len()
                 )),
             }
@@ -182,7 +182,7 @@ impl Conv2d {
         let strides = pair("strides")?;
         let dilation = pair("dilation")?;
         if strides.iter().chain(&dilation).any(|&v| v < 1) {
-            return Err("nn.conv2d: strides and dilation must be positive".into());
+            return Err("strides and dilation must be positive".into());
         }
         let padding = match int_list(attrs, "padding")?.as_deref() {
             None => [0; 4],
@@ -191,20 +191,20 @@ impl Conv2d {
             Some(&[t, l, b, r]) => [t, l, b, r],
             Some(v) => {
                 return Err(format!(
-                    "nn.conv2d: `padding` takes 1, 2 or 4 values, found {}",
+                    "`padding` takes 1, 2 or 4 values, found {}",
                     v.len()
                 ));
             }
         };
         if padding.iter().any(|&p| p < 0) {
-            return Err("nn.conv2d: padding must not be negative".into());
+            return Err("padding must not be negative".into());
         }
         let groups = match attrs.get("groups") {
             None => 1,
             Some(v) => v
                 .as_int()
                 .filter(|g| *g >= 1)
-                .ok_or("nn.conv2d: `groups` must be a positive integer")?,
+                .ok_or("`groups` must be a positive integer")?,
         };
         Ok(Conv2d {
             strides,
@@ -229,7 +229,7 @@ impl Conv2d {
         match (padded, reach) {
             (Some(p), Some(r)) if p >= r => Ok(Dim::Known((p - r) / self.strides[i] + 1)),
             _ => Err(format!(
-                "nn.conv2d: the kernel (extent {k}) does not fit the padded input (extent {n})"
+                "the kernel (extent {k}) does not fit the padded input (extent {n})"
             )),
         }
     }
@@ -247,7 +247,7 @@ fn infer_conv2d(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
         && c % conv.groups != 0
     {
         return Err(format!(
-            "nn.conv2d: {c} channels do not split into {} groups",
+            "{c} channels do not split into {} groups",
             conv.groups
         ));
     }
@@ -264,7 +264,7 @@ fn infer_conv2d(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     }
     if let Some(ks) = int_list(attrs, "kernel_size")? {
         if ks.len() != 2 {
-            return Err("nn.conv2d: `kernel_size` takes 2 values".into());
+            return Err("`kernel_size` takes 2 values".into());
         }
         agree("nn.conv2d", "kernel_size", Dim::Known(ks[0]), sw[2])?;
         agree("nn.conv2d", "kernel_size", Dim::Known(ks[1]), sw[3])?;
@@ -365,7 +365,7 @@ fn eval_bias_add(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let axis = normalize_axis(axis_attr(attrs, 1)?, shape.len())?;
     let bs = bias.to_f64s();
     if shape.is_empty() || bs.len() != shape[axis] || x.dtype() != bias.dtype() {
-        return Err("nn.bias_add: the bias does not match the axis".into());
+        return Err("the bias does not match the axis".into());
     }
     let inner: usize = shape[axis + 1..].iter().product();
     for (i, v) in xs.iter_mut().enumerate() {
@@ -478,7 +478,7 @@ fn infer_batch_norm(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
         let (s, d) = tensor_type(arg)?;
         same_dtype("nn.batch_norm", dtype, d)?;
         if s.len() != 1 {
-            return Err(format!("nn.batch_norm: {what} must be a vector"));
+            return Err(format!("{what} must be a vector"));
         }
         agree("nn.batch_norm", what, s[0], shape[axis])?;
     }
@@ -504,7 +504,7 @@ fn eval_batch_norm(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         .map(|a| as_tensor(a).map(Tensor::to_f64s))
         .collect::<Result<_, _>>()?;
     if vectors.iter().any(|v| v.len() != shape[axis]) {
-        return Err("nn.batch_norm: a vector does not match the axis".into());
+        return Err("a vector does not match the axis".into());
     }
     let (center, scale, eps) = (
         bool_attr(attrs, "center", true)?,
