@@ -583,6 +583,23 @@ fn fold_stops_doubling_at_its_bound() {
         .unwrap();
     assert!(PassContext::default().run(&passes, &m).is_ok());
     assert_eq!(passes::DEFAULT_MAX_ELEMENTS, 1 << 24);
+
+    // At the default bound: folded up to 2^24 elements, then kept, with a
+    // note (the calls after the kept one are not calls of constants).
+    let ctx = PassContext::default();
+    let out = ctx
+        .run(&registry().pipeline("fold-constant").unwrap(), &m)
+        .unwrap();
+    let printed = print_module(&out);
+    assert_eq!(printed.matches("concatenate(").count(), 39 - 24);
+    let notes: Vec<String> = ctx.notes().iter().map(ToString::to_string).collect();
+    assert_eq!(
+        notes,
+        [
+            "fold-constant: 1 call of constants left unfolded: the result would have more than \
+          16777216 elements (option `max-elements`)"
+        ]
+    );
 }
 
 /// `expand_dims` asking for a billion new axes is a type error, not an

@@ -154,9 +154,7 @@ impl Conv2d {
                 None => {}
                 Some(AttrValue::Str(s)) if s == want => {}
                 Some(other) => {
-                    return Err(format!(
-                        "only {key}=\"{want}\" is supported, found {other}"
-                    ));
+                    return Err(format!("only {key}=\"{want}\" is supported, found {other}"));
                 }
             }
         }
@@ -173,10 +171,7 @@ impl Conv2d {
                 None => Ok([1, 1]),
                 Some(&[a]) => Ok([a, a]),
                 Some(&[a, b]) => Ok([a, b]),
-                Some(v) => Err(format!(
-                    "`{key}` takes 1 or 2 values, found {}",
-                    v.len()
-                )),
+                Some(v) => Err(format!("`{key}` takes 1 or 2 values, found {}", v.len())),
             }
         };
         let strides = pair("strides")?;
