@@ -679,3 +679,96 @@ fn bad_attributes_are_type_errors_at_the_call() {
         assert!(err.contains(at), "{body}: {err}");
     }
 }
+
+/// Inputs that panicked, hung or ran out of memory before (found by
+/// reading the kernels): each is now a type error or a call left as it is.
+#[test]
+fn degenerate_shapes_and_attributes_are_errors_or_left_unfolded() {
+    let infer = |text: &str| {
+        let m = if text.starts_with("#[") {
+            parse_module(text).unwrap()
+        } else {
+            parse_module(&format!(
+                "#[version = \"0.0.5\"]\ndef @main() {{\n  {text}\n}}\n"
+            ))
+            .unwrap()
+        };
+        PassContext::default()
+            .run(&registry().pipeline("infer-type").unwrap(), &m)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    // Axes of a scalar, a kernel of extent 0, channels that do not split.
+    for (text, error) in [
+        ("sum(1f, axis=[0])", "axis 0 is out of range for rank 0"),
+        ("squeeze(1f, axis=[0])", "axis 0 is out of range for rank 0"),
+        ("concatenate((1f, 2f))", "axis 0 is out of range for rank 0"),
+        (
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 1, 9223372036854775807, 1), float32], \
+             %w: Tensor[(1, 1, 0, 1), float32]) { nn.conv2d(%x, %w) }",
+            "the kernel has an extent of 0",
+        ),
+        (
+            "nn.conv2d(ones(shape=[1, 2, 1, 1]), ones(shape=[3, 1, 1, 1]), groups=2)",
+            "3 output channels do not split into 2 groups",
+        ),
+    ] {
+        let err = infer(text).expect_err(text);
+        assert!(err.contains(error), "{text}: {err}");
+    }
+    // Tensors without elements but with huge extents, which kernels loop
+    // over or broadcast to: the calls stay.
+    for (text, op) in [
+        (
+            "sum(zeros(shape=[1099511627776, 0, 1]), axis=[0, 1])",
+            "sum(",
+        ),
+        ("nn.softmax(zeros(shape=[0, 1099511627776]))", "nn.softmax("),
+        (
+            "nn.softmax(zeros(shape=[1152921504606846976, 0]))",
+            "nn.softmax(",
+        ),
+        (
+            "nn.conv2d(zeros(shape=[1152921504606846976, 0, 1, 1]), zeros(shape=[0, 0, 1, 1]))",
+            "nn.conv2d(",
+        ),
+        (
+            "where(zeros(shape=[0, 1, 1], dtype=\"bool\"), ones(shape=[1, 1024, 1]), \
+             ones(shape=[1, 1, 1048576]))",
+            "where(",
+        ),
+        (
+            "nn.conv2d(ones(shape=[1, 2, 1, 1]), ones(shape=[3, 1, 1, 1]), groups=2)",
+            "nn.conv2d(",
+        ),
+    ] {
+        let e = parse_expr(text).unwrap();
+        let printed = print_expr(&passes::fold_constant(&e));
+        assert!(printed.contains(op), "{text}: {printed}");
+    }
+}
+
+#[test]
+fn deeply_nested_attribute_values_are_a_parse_error() {
+    let deep = format!("add(1, 2, foo={}1{})", "[".repeat(100), "]".repeat(100));
+    let e = parse_expr(&deep).unwrap_err();
+    assert_eq!((e.line, e.col), (1, 80));
+    assert!(e.message.contains("attribute values nest at most 64 deep"));
+    let fine = format!("add(1, 2, foo={}1{})", "[".repeat(64), "]".repeat(64));
+    assert!(parse_expr(&fine).is_ok());
+}
+
+#[test]
+fn tvm_metadata_whose_data_size_overflows_is_a_parse_error() {
+    let text = r#"#[version = "0.0.5"]
+meta[relay.Constant][0]
+#[metadata]
+{"root": 1, "nodes": [{"type_key": ""}, {"type_key": "Map", "keys": ["relay.Constant"], "data": [2]}, {"type_key": "Array", "data": [3]}, {"type_key": "relay.Constant", "attrs": {"data": "0"}}], "b64ndarrays": ["P6G0lvBAXt0AAAAAAAAAAAEAAAAAAAAAAQAAAAIgAQAAAAAAAAAAQP//////////"]}
+"#;
+    let e = parse_expr(text).unwrap_err();
+    assert!(
+        e.message.contains("the data size overflows"),
+        "{}",
+        e.message
+    );
+}

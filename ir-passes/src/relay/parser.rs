@@ -203,6 +203,9 @@ struct Parser<'a> {
     defining: Option<(String, usize)>,
 }
 
+/// How deep lists and parentheses nest in an attribute value.
+const MAX_ATTR_NESTING: usize = 64;
+
 /// Whether `s` is a keyword (a name that is not an operator or attribute).
 fn is_keyword_name(s: &str) -> bool {
     matches!(
@@ -932,10 +935,18 @@ impl<'a> Parser<'a> {
             name.push_str(part);
         }
         self.expect("=")?;
-        Ok((name, self.attr_value()?))
+        Ok((name, self.attr_value(0)?))
     }
 
-    fn attr_value(&mut self) -> PResult<AttrValue> {
+    /// An attribute value, `depth` lists or parentheses deep. Attribute
+    /// values are data, not program: their nesting is bounded, so that
+    /// printing, cloning and dropping them need no stack guard.
+    fn attr_value(&mut self, depth: usize) -> PResult<AttrValue> {
+        if depth > MAX_ATTR_NESTING {
+            return Err(self.error_here(format!(
+                "attribute values nest at most {MAX_ATTR_NESTING} deep"
+            )));
+        }
         guarded(|| {
             Ok(match self.peek() {
                 Tok::Int(v, ..) => {
@@ -962,7 +973,7 @@ impl<'a> Parser<'a> {
                     self.bump();
                     let mut items = Vec::new();
                     while !self.eat("]") {
-                        items.push(self.attr_value()?);
+                        items.push(self.attr_value(depth + 1)?);
                         if !self.eat(",") {
                             self.expect("]")?;
                             break;
@@ -972,7 +983,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Punct("(") => {
                     self.bump();
-                    let v = self.attr_value()?;
+                    let v = self.attr_value(depth + 1)?;
                     self.expect(")")?;
                     v
                 }

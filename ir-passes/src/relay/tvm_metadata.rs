@@ -171,10 +171,11 @@ fn ndarray_from_bytes(bytes: &[u8]) -> Result<Tensor, String> {
         .try_fold(1usize, |n, &d| n.checked_mul(d))
         .ok_or("the element count overflows")?;
     let width = usize::from(bits.max(8) / 8);
-    if usize::try_from(size).ok() != count.checked_mul(width) || r.0.len() < count * width {
+    let need = count.checked_mul(width).ok_or("the data size overflows")?;
+    if usize::try_from(size).ok() != Some(need) || r.0.len() < need {
         return Err("the data size does not match the shape".into());
     }
-    let values: Vec<f64> = r.0[..count * width]
+    let values: Vec<f64> = r.0[..need]
         .chunks_exact(width)
         .map(|c| match (code, bits) {
             (DTypeCode::Float, 16) => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),

@@ -73,8 +73,20 @@ impl OpDef {
             ));
         }
         let types: Vec<Type> = args.iter().map(value_type).collect();
+        // A tensor without elements may still have huge extents, which
+        // kernels loop over or broadcast other operands to: the bound is
+        // on extents, each empty one counted as 1.
+        if let Some(t) = types
+            .iter()
+            .find(|t| extent_span(t).is_none_or(|n| n > max_elements))
+        {
+            return Err(format!(
+                "an argument, {}, spans more than {max_elements} elements",
+                super::printer::print_type(t)
+            ));
+        }
         let result = (self.infer)(&types, attrs)?;
-        match elements(&result) {
+        match extent_span(&result) {
             Some(n) if n <= max_elements => (self.eval)(args, attrs),
             _ => Err(format!(
                 "the result, {}, has more than {max_elements} elements",
@@ -96,6 +108,23 @@ pub fn elements(t: &Type) -> Option<u64> {
             .fields
             .iter()
             .try_fold(0u64, |n, f| n.checked_add(elements(f)?)),
+        _ => None,
+    }
+}
+
+/// [`elements`], with each extent of 0 counted as 1: what a kernel's loops
+/// and broadcasts over a value of type `t` may span, even when it holds
+/// nothing.
+pub fn extent_span(t: &Type) -> Option<u64> {
+    match t {
+        Type::TensorType(t) => t.shape.iter().try_fold(1u64, |n, d| match d {
+            Dim::Known(k) => n.checked_mul(u64::try_from(*k).ok()?.max(1)),
+            _ => None,
+        }),
+        Type::TupleType(t) => t
+            .fields
+            .iter()
+            .try_fold(0u64, |n, f| n.checked_add(extent_span(f)?)),
         _ => None,
     }
 }
@@ -589,7 +618,8 @@ pub(super) fn axis_attr(attrs: &Attrs, default: i64) -> Result<i64, String> {
 pub(super) fn normalize_axis(axis: i64, rank: usize) -> Result<usize, String> {
     let r = rank as i64;
     let a = if axis < 0 { axis + r } else { axis };
-    if a < 0 || a >= r.max(1) {
+    // A scalar has no axis to name.
+    if a < 0 || a >= r {
         return Err(format!("axis {axis} is out of range for rank {rank}"));
     }
     Ok(a as usize)

@@ -222,7 +222,12 @@ impl Conv2d {
             .and_then(|v| v.checked_mul(self.dilation[i]))
             .and_then(|v| v.checked_add(1));
         match (padded, reach) {
-            (Some(p), Some(r)) if p >= r => Ok(Dim::Known((p - r) / self.strides[i] + 1)),
+            (_, _) if k == 0 => Err("the kernel has an extent of 0".into()),
+            // The output extent is at most the padded input's, plus one.
+            (Some(p), Some(r)) if p >= r => ((p - r) / self.strides[i])
+                .checked_add(1)
+                .map(Dim::Known)
+                .ok_or_else(|| "the output extent is longer than 2^63".into()),
             _ => Err(format!(
                 "the kernel (extent {k}) does not fit the padded input (extent {n})"
             )),
@@ -243,6 +248,14 @@ fn infer_conv2d(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     {
         return Err(format!(
             "{c} channels do not split into {} groups",
+            conv.groups
+        ));
+    }
+    if let Dim::Known(o) = sw[0]
+        && o % conv.groups != 0
+    {
+        return Err(format!(
+            "{o} output channels do not split into {} groups",
             conv.groups
         ));
     }

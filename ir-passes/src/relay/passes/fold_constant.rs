@@ -123,9 +123,10 @@ impl ConstantFolder {
 
     /// Whether a call of these constants failed only for its size.
     fn exceeds_bound(&self, def: &crate::relay::ops::OpDef, args: &[OpValue], c: &Call) -> bool {
+        use crate::relay::ops::extent_span;
+        let over = |t: &Type| extent_span(t).is_none_or(|n| n > self.max_elements);
         let types: Vec<Type> = args.iter().map(value_type).collect();
-        (def.infer)(&types, &c.attrs)
-            .is_ok_and(|t| crate::relay::ops::elements(&t).is_none_or(|n| n > self.max_elements))
+        types.iter().any(over) || (def.infer)(&types, &c.attrs).is_ok_and(|t| over(&t))
     }
 
     fn value(&self, e: &Expr) -> Option<OpValue> {
