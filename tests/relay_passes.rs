@@ -772,3 +772,29 @@ meta[relay.Constant][0]
         e.message
     );
 }
+
+/// `infer-type` writes an annotation only while it is small: the types of
+/// nested functions hold each other, and annotating every level would print
+/// a quadratic amount of text from a linear program.
+#[test]
+fn infer_type_leaves_out_annotations_too_large_to_print() {
+    let depth = 2 * passes::MAX_ANNOTATION;
+    let text = format!(
+        "#[version = \"0.0.5\"]\ndef @main() {{\n  {}1f{}\n}}\n",
+        "fn () { ".repeat(depth),
+        " }".repeat(depth)
+    );
+    let m = parse_module(&text).unwrap();
+    let out = PassContext::default()
+        .run(&registry().pipeline("infer-type").unwrap(), &m)
+        .unwrap();
+    let printed = print_module(&out);
+    // The innermost functions are annotated, the outer ones are not.
+    assert!(printed.contains("fn () -> float32 {"));
+    assert!(printed.starts_with("#[version = \"0.0.5\"]\ndef @main() {\n  fn () {\n"));
+    // Each of the innermost levels prints the types of those inside it:
+    // at most 1 + 2 + ... + MAX_ANNOTATION arrows in all, at any depth.
+    let arrows = printed.matches("->").count();
+    let bound = passes::MAX_ANNOTATION * (passes::MAX_ANNOTATION + 1) / 2;
+    assert!(arrows > bound / 2 && arrows <= bound, "{arrows} arrows");
+}

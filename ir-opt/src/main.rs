@@ -10,6 +10,8 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+#[macro_use]
+mod output;
 mod relax;
 mod tensor_ir;
 mod text_dialect;
@@ -243,7 +245,7 @@ fn run_relay(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, S
     let reg = registry();
     if args.list_passes {
         for (name, description) in reg.passes() {
-            println!("{name:16} {description}");
+            outln!("{name:16} {description}");
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -272,13 +274,13 @@ fn run_relay(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, S
     )?;
 
     if demo {
-        println!("// The demo model:");
-        print!("{}", render(&program, &program.module, args.emit));
-        println!();
-        println!("// After {}:", pipeline_text.as_deref().unwrap_or(""));
+        outln!("// The demo model:");
+        out!("{}", render(&program, &program.module, args.emit));
+        outln!();
+        outln!("// After {}:", pipeline_text.as_deref().unwrap_or(""));
     }
     let rendered = render(&program, &output, args.emit);
-    print!("{rendered}");
+    out!("{rendered}");
 
     if let Some(expect_path) = &args.expect {
         let expected = parse(&read(expect_path)?, expect_path)?;

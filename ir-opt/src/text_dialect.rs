@@ -47,7 +47,7 @@ pub fn run<F: Clone + Send + Sync + StructuralEq + 'static>(
         |text: &str, origin: &str| (dialect.parse)(text).map_err(|e| format!("{origin}: {e}"));
     if args.list_passes {
         for (name, description) in dialect.registry.passes() {
-            println!("{name:width$} {description}", width = dialect.list_width);
+            outln!("{name:width$} {description}", width = dialect.list_width);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -77,18 +77,18 @@ pub fn run<F: Clone + Send + Sync + StructuralEq + 'static>(
     let dot = dialect.dot.filter(|_| matches!(args.emit, Emit::Dot));
     // A graph is printed alone, so that it can go straight to Graphviz.
     if demo && dot.is_none() {
-        println!("{comment} The {demo_name}:");
-        println!("{}", print(&input));
-        println!();
-        println!(
+        outln!("{comment} The {demo_name}:");
+        outln!("{}", print(&input));
+        outln!();
+        outln!(
             "{comment} After {}:",
             pipeline_text.as_deref().unwrap_or("")
         );
     }
     let got = print(&output);
     match dot {
-        Some(dot) => print!("{}", dot(&output)),
-        None => println!("{got}"),
+        Some(dot) => out!("{}", dot(&output)),
+        None => outln!("{got}"),
     }
 
     if let Some(expect_path) = &args.expect {

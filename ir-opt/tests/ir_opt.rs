@@ -516,3 +516,22 @@ fn a_fold_too_large_to_make_is_left_as_a_call_with_a_note() {
     assert_eq!(text(&out.stderr), "");
     assert!(!text(&out.stdout).contains("zeros("));
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_run_quietly() {
+    // About a megabyte of output, far past a pipe's buffer.
+    let wide = format!("({})", vec!["1f"; 250_000].join(", "));
+    let file = temp_file("wide_tuple.relay", &wide);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ir-opt"))
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ir-opt runs");
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(child.stdout.as_mut().expect("stdout"), &mut first).unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("ir-opt finishes");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "");
+}
