@@ -597,7 +597,8 @@ fn fold_stops_doubling_at_its_bound() {
         notes,
         [
             "fold-constant: 1 call of constants left unfolded: the result would have more than \
-          16777216 elements (option `max-elements`)"
+          16777216 elements, or take the run past 67108864 in all (options `max-elements`, \
+          `max-total-elements`)"
         ]
     );
 }

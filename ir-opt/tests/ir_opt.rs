@@ -494,7 +494,8 @@ fn a_fold_too_large_to_make_is_left_as_a_call_with_a_note() {
     assert_eq!(
         text(&out.stderr),
         "ir-opt: note: fold-constant: 1 call of constants left unfolded: the result would have \
-         more than 16777216 elements (option `max-elements`)\n"
+         more than 16777216 elements, or take the run past 67108864 in all (options \
+         `max-elements`, `max-total-elements`)\n"
     );
 
     // Within a larger bound it folds (a smaller program, to stay quick).
@@ -534,4 +535,29 @@ fn a_reader_that_stops_early_ends_the_run_quietly() {
     let out = child.wait_with_output().expect("ir-opt finishes");
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "");
+}
+
+#[test]
+fn folding_stops_at_its_total_budget() {
+    // Each `zeros` is within the bound of a call; together they pass the
+    // budget of the run, and the rest stay calls.
+    let program = format!(
+        "#[version = \"0.0.5\"]\ndef @main() {{\n  ({})\n}}\n",
+        vec!["zeros(shape=[1000], dtype=\"float32\")"; 5].join(", ")
+    );
+    let out = ir_opt(
+        &[
+            "-",
+            "--passes",
+            "fold-constant{max-elements=1000,max-total-elements=3000}",
+        ],
+        Some(&program),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).matches("zeros(").count(), 2);
+    assert!(
+        text(&out.stderr).contains("2 calls of constants left unfolded"),
+        "{}",
+        text(&out.stderr)
+    );
 }

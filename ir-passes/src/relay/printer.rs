@@ -1021,23 +1021,37 @@ impl Printer {
         self.write(&format!("meta[relay.Constant][{index}]"));
     }
 
-    /// The `#[metadata]` section: `{"relay.Constant": [{"dtype", "shape", "data"}]}`.
+    /// The `#[metadata]` section: `{"relay.Constant": [{"data", "dtype", "shape"}]}`,
+    /// written as it goes (a JSON tree of a large constant took some twelve
+    /// times the constant's memory), each value formatted by `serde_json`.
     fn metadata(&self) -> String {
+        use std::fmt::Write;
         if self.meta.is_empty() {
             return String::new();
         }
-        let constants: Vec<serde_json::Value> = self
-            .meta
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "dtype": t.dtype().to_string(),
-                    "shape": t.shape(),
-                    "data": t.to_f64s(),
-                })
-            })
-            .collect();
-        let json = serde_json::json!({ "relay.Constant": constants });
-        format!("#[metadata]\n{json}\n")
+        let mut out = String::from("#[metadata]\n{\"relay.Constant\":[");
+        for (i, t) in self.meta.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"data\":[");
+            for (j, x) in t.to_f64s().into_iter().enumerate() {
+                if j > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{}", serde_json::Value::from(x));
+            }
+            let dtype = serde_json::Value::from(t.dtype().to_string());
+            let _ = write!(out, "],\"dtype\":{dtype},\"shape\":[");
+            for (j, d) in t.shape().iter().enumerate() {
+                if j > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{d}");
+            }
+            out.push_str("]}");
+        }
+        out.push_str("]}\n");
+        out
     }
 }

@@ -17,6 +17,8 @@ use crate::relay::infer::is_complete;
 use crate::relay::ops::{OpValue, SHAPE_ONLY, STATEFUL, op, shape_only_value, value_type};
 use crate::relay::tensor::Tensor;
 use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Whether an expression is constant: a `Constant`, or a `Tuple` of constants.
 #[derive(Default)]
@@ -65,8 +67,13 @@ pub struct ConstantFolder {
     substitute: IdMap<Node<Var>, Expr>,
     /// Whether the other fields of a projected tuple literal may be dropped.
     effects: Effects,
+    /// Elements folding may still materialize in all: shared by the
+    /// folders of one run over a module (which may fold functions on
+    /// several threads), so that many calls, each within `max_elements`,
+    /// cannot add up to any amount of memory.
+    budget: Arc<AtomicU64>,
     /// Calls of constants left unfolded because their result would have
-    /// more than `max_elements` elements.
+    /// more elements than `max_elements` or the budget allows.
     over_bound: usize,
 }
 
@@ -79,6 +86,7 @@ impl Default for ConstantFolder {
             substitute: IdMap::default(),
             // Without the module, any call of a function may write.
             effects: Effects::new(true),
+            budget: Arc::new(AtomicU64::new(DEFAULT_MAX_TOTAL_ELEMENTS)),
             over_bound: 0,
         }
     }
@@ -88,6 +96,10 @@ impl Default for ConstantFolder {
 /// call whose result would be larger (`multiply` of a `[100000, 1]` and a
 /// `[1, 100000]` constant) stays a call.
 pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 24;
+
+/// The most elements folding materializes in all by default, over a run of
+/// `fold-constant` on a module: a call past it stays a call.
+pub const DEFAULT_MAX_TOTAL_ELEMENTS: u64 = 1 << 26;
 
 impl ConstantFolder {
     /// A folder that materializes no result above `max_elements` elements
@@ -99,14 +111,22 @@ impl ConstantFolder {
         }
     }
 
+    /// This folder, drawing the elements it materializes from `budget`
+    /// (shared with other folders of the same run), not a budget of its own
+    /// of [`DEFAULT_MAX_TOTAL_ELEMENTS`].
+    pub fn with_budget(mut self, budget: Arc<AtomicU64>) -> Self {
+        self.budget = budget;
+        self
+    }
+
     /// Folds `e`.
     pub fn fold(&mut self, e: &Expr) -> Expr {
         self.mutate_expr(e).unwrap_or_clone(e)
     }
 
     /// How many calls of constants this folder left unfolded because their
-    /// result would have had more elements than its bound (each counted
-    /// once, however often it is shared).
+    /// result would have had more elements than its bound, or than its
+    /// budget had left (each counted once, however often it is shared).
     ///
     /// ```
     /// use ir_passes::relay::{parse_expr, passes::ConstantFolder};
@@ -122,9 +142,15 @@ impl ConstantFolder {
     }
 
     /// Whether a call of these constants failed only for its size.
-    fn exceeds_bound(&self, def: &crate::relay::ops::OpDef, args: &[OpValue], c: &Call) -> bool {
+    fn exceeds_bound(
+        &self,
+        def: &crate::relay::ops::OpDef,
+        args: &[OpValue],
+        c: &Call,
+        bound: u64,
+    ) -> bool {
         use crate::relay::ops::extent_span;
-        let over = |t: &Type| extent_span(t).is_none_or(|n| n > self.max_elements);
+        let over = |t: &Type| extent_span(t).is_none_or(|n| n > bound);
         let types: Vec<Type> = args.iter().map(value_type).collect();
         types.iter().any(over) || (def.infer)(&types, &c.attrs).is_ok_and(|t| over(&t))
     }
@@ -264,12 +290,21 @@ impl ExprMutator for ConstantFolder {
         let Some(args) = args else {
             return new.map(Expr::from);
         };
-        match def.apply(&args, &c.attrs, self.max_elements) {
-            Ok(v) => Transformed::Replace(to_expr(v)),
+        let bound = self.max_elements.min(self.budget.load(Ordering::Relaxed));
+        match def.apply(&args, &c.attrs, bound) {
+            Ok(v) => {
+                let n = elements_of(&v);
+                let _ = self
+                    .budget
+                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                        Some(left.saturating_sub(n))
+                    });
+                Transformed::Replace(to_expr(v))
+            }
             // Too large, or the kernel refuses (division by zero): keep the
             // call, and count it if only its size stood in the way.
             Err(_) => {
-                if self.exceeds_bound(def, &args, c) {
+                if self.exceeds_bound(def, &args, c, bound) {
                     self.over_bound += 1;
                 }
                 new.map(Expr::from)
@@ -294,6 +329,14 @@ impl ExprMutator for ConstantFolder {
             return Transformed::Replace(taken.clone());
         }
         new.map(Expr::from)
+    }
+}
+
+/// The elements of a folded value.
+fn elements_of(v: &OpValue) -> u64 {
+    match v {
+        OpValue::Tensor(t) => t.shape().iter().product::<usize>() as u64,
+        OpValue::Tuple(items) => items.iter().map(elements_of).sum(),
     }
 }
 

@@ -5,13 +5,15 @@ use ir_core::pass::{
 };
 use ir_core::{Node, Transformed};
 
-use super::fold_constant::{ConstantFolder, DEFAULT_MAX_ELEMENTS};
+use super::fold_constant::{ConstantFolder, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_TOTAL_ELEMENTS};
 use super::{
     dead_code_elimination_with, eliminate_common_subexpr_skipping, fill_types, module_writes,
     to_anf, to_gnf_with,
 };
 use crate::relay::expr::{Expr, Function};
 use crate::relay::module::RelayModule;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
 
 /// The pipeline `ir-opt` runs on its demo model.
 pub const DEFAULT_PIPELINE: &str = "infer-type,fold-constant,cse,dce";
@@ -78,28 +80,42 @@ pub fn registry() -> PassRegistry<F> {
     );
     r.register(
         "fold-constant",
-        "evaluate constant subexpressions (option `max-elements`: the largest result folded)",
+        "evaluate constant subexpressions (options `max-elements`: the largest result folded; \
+         `max-total-elements`: the most folded in all)",
         |o: &PassOptions| {
             let max = o.get_u64("max-elements", DEFAULT_MAX_ELEMENTS)?;
-            o.expect_only(&["max-elements"])?;
-            Ok(Box::new(FunctionPass::new(
+            let total = o.get_u64("max-total-elements", DEFAULT_MAX_TOTAL_ELEMENTS)?;
+            o.expect_only(&["max-elements", "max-total-elements"])?;
+            Ok(Box::new(ModulePass::new(
                 "fold-constant",
                 2,
-                move |func: &F, _: &RelayModule, ctx: &PassContext<F>| {
-                    let mut folder = ConstantFolder::with_max_elements(max);
-                    let body = folder.fold(&func.body);
-                    let left = folder.left_over_bound();
-                    if left > 0 {
-                        ctx.note(
-                            "fold-constant",
-                            format!(
-                                "{left} call{} of constants left unfolded: the result would \
-                                 have more than {max} elements (option `max-elements`)",
-                                if left == 1 { "" } else { "s" }
-                            ),
-                        );
-                    }
-                    Ok(with_body(func, body))
+                move |m: &RelayModule, ctx: &PassContext<F>| {
+                    // One budget for the run, drawn on by every function's folder.
+                    let budget = Arc::new(AtomicU64::new(total));
+                    FunctionPass::new(
+                        "fold-constant",
+                        2,
+                        move |func: &F, _: &RelayModule, ctx: &PassContext<F>| {
+                            let mut folder =
+                                ConstantFolder::with_max_elements(max).with_budget(budget.clone());
+                            let body = folder.fold(&func.body);
+                            let left = folder.left_over_bound();
+                            if left > 0 {
+                                ctx.note(
+                                    "fold-constant",
+                                    format!(
+                                        "{left} call{} of constants left unfolded: the result \
+                                         would have more than {max} elements, or take the run \
+                                         past {total} in all (options `max-elements`, \
+                                         `max-total-elements`)",
+                                        if left == 1 { "" } else { "s" }
+                                    ),
+                                );
+                            }
+                            Ok(with_body(func, body))
+                        },
+                    )
+                    .run(m, ctx)
                 },
             )) as Box<dyn Pass<F>>)
         },
