@@ -543,7 +543,7 @@ fn folding_stops_at_its_total_budget() {
     // budget of the run, and the rest stay calls.
     let program = format!(
         "#[version = \"0.0.5\"]\ndef @main() {{\n  ({})\n}}\n",
-        vec!["zeros(shape=[1000], dtype=\"float32\")"; 5].join(", ")
+        ["zeros(shape=[1000], dtype=\"float32\")"; 5].join(", ")
     );
     let out = ir_opt(
         &[
