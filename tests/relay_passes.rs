@@ -742,6 +742,8 @@ fn degenerate_shapes_and_attributes_are_errors_or_left_unfolded() {
             "nn.conv2d(ones(shape=[1, 2, 1, 1]), ones(shape=[3, 1, 1, 1]), groups=2)",
             "nn.conv2d(",
         ),
+        // Found by the fuzzer: the wrong number of arguments.
+        ("add(1)", "add("),
     ] {
         let e = parse_expr(text).unwrap();
         let printed = print_expr(&passes::fold_constant(&e));

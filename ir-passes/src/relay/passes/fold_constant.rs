@@ -151,6 +151,11 @@ impl ConstantFolder {
     ) -> bool {
         use crate::relay::ops::extent_span;
         let over = |t: &Type| extent_span(t).is_none_or(|n| n > bound);
+        // Inference indexes its arguments: only a call of the right arity
+        // gets that far (`apply` refused the others first).
+        if args.len() != def.arity {
+            return false;
+        }
         let types: Vec<Type> = args.iter().map(value_type).collect();
         types.iter().any(over) || (def.infer)(&types, &c.attrs).is_ok_and(|t| over(&t))
     }
