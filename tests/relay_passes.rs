@@ -801,3 +801,63 @@ fn infer_type_leaves_out_annotations_too_large_to_print() {
     let bound = passes::MAX_ANNOTATION * (passes::MAX_ANNOTATION + 1) / 2;
     assert!(arrows > bound / 2 && arrows <= bound, "{arrows} arrows");
 }
+
+/// Found by reading the passes on shared and self-referring programs: each
+/// gave ill-formed output before.
+#[test]
+fn a_shared_let_is_converted_to_anf_once() {
+    check(
+        "to-anf",
+        "#[version = \"0.0.5\"]
+def @main(%x: float32) {
+  %0 = add(%x, 1f);
+  %1 = (let %v1 = (%0, %0); %v1);
+  %2 = (let %v2 = (%1, %1); %v2);
+  %2
+}
+",
+        "#[version = \"0.0.5\"]
+def @main(%x: float32) {
+  let %x0 = 1f;
+  let %x1 = add(%x, %x0);
+  let %v1 = (%x1, %x1);
+  let %v2 = (%v1, %v1);
+  %v2
+}
+",
+        &[Value::Tensor(Tensor::scalar_f32(2.0))],
+    );
+    // Each shared let stands for the same value at every use: a chain of
+    // them, all used again at the end, stays linear.
+    let n = 5_000;
+    let mut text =
+        String::from("#[version = \"0.0.5\"]\ndef @main(%x: int32) {\n  %0 = add(%x, 1);\n");
+    for i in 1..=n {
+        text.push_str(&format!("  %{i} = (let %v{i} = {i}; %{});\n", i - 1));
+    }
+    let all: Vec<String> = (0..=n).map(|i| format!("%{i}")).collect();
+    text.push_str(&format!("  ({})\n}}\n", all.join(", ")));
+    let m = parse_module(&text).unwrap();
+    let out = PassContext::default()
+        .run(&registry().pipeline("to-anf").unwrap(), &m)
+        .unwrap();
+    verify(&out).unwrap();
+    assert_eq!(print_module(&out).matches("let %v").count(), n);
+}
+
+#[test]
+fn to_gnf_keeps_a_let_whose_value_reads_its_own_variable() {
+    // As TVM's parser, ours binds a let's name before its value.
+    let m = parse_module(
+        "#[version = \"0.0.5\"]\ndef @main(%x: int32) {\n  let %x = add(%x, %x);\n  %x\n}\n",
+    )
+    .unwrap();
+    let out = PassContext::default()
+        .run(&registry().pipeline("to-gnf").unwrap(), &m)
+        .unwrap();
+    verify(&out).unwrap();
+    assert_eq!(
+        print_module(&out),
+        "#[version = \"0.0.5\"]\ndef @main(%x: int32) {\n  let %x_1 = add(%x_1, %x_1);\n  %x_1\n}\n"
+    );
+}

@@ -403,3 +403,30 @@ def @main() { meta[relay.Constant][0] }
         e.message
     );
 }
+
+#[test]
+fn braces_nest_at_any_depth() {
+    let depth = 100_000;
+    let text = format!("{}1f{}", "{".repeat(depth), "}".repeat(depth));
+    let e = parse_expr(&text).unwrap();
+    assert_eq!(print_expr(&e), "1f\n");
+}
+
+#[test]
+fn nan_and_infinities_in_metadata_read_back() {
+    let e =
+        parse_expr("(sqrt(negative(ones(shape=[2]))), divide(ones(shape=[2]), zeros(shape=[2])))")
+            .unwrap();
+    let folded = passes::fold_constant(&e);
+    let printed = print_expr(&folded);
+    assert!(
+        printed.contains(r#"{"data":["nan","nan"],"dtype":"float32","shape":[2]}"#),
+        "{printed}"
+    );
+    assert!(
+        printed.contains(r#"{"data":["inf","inf"],"dtype":"float32","shape":[2]}"#),
+        "{printed}"
+    );
+    let again = parse_expr(&printed).unwrap();
+    assert_eq!(print_expr(&again), printed);
+}

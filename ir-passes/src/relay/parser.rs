@@ -501,10 +501,21 @@ impl<'a> Parser<'a> {
             let data: Vec<f64> = c
                 .get("data")
                 .and_then(|s| s.as_array())
-                .and_then(|s| s.iter().map(|d| d.as_f64()).collect())
+                .and_then(|s| {
+                    s.iter()
+                        .map(|d| {
+                            d.as_f64().or_else(|| match d.as_str()? {
+                                "nan" => Some(f64::NAN),
+                                "inf" => Some(f64::INFINITY),
+                                "-inf" => Some(f64::NEG_INFINITY),
+                                _ => None,
+                            })
+                        })
+                        .collect()
+                })
                 .ok_or_else(|| {
                     err(format!(
-                        "relay.Constant {i}: expected a \"data\" list of numbers"
+                        "relay.Constant {i}: expected a \"data\" list of numbers (or \"nan\", \"inf\", \"-inf\")"
                     ))
                 })?;
             let tensor = Tensor::from_f64s(dtype, &shape, &data)
@@ -795,12 +806,15 @@ impl<'a> Parser<'a> {
 
     /// A sequence item that binds nothing: `{ sequence }` or an expression.
     fn seq_item(&mut self) -> PResult<Expr> {
-        if self.eat("{") {
-            let inner = self.seq()?;
-            self.expect("}")?;
-            return Ok(inner);
-        }
-        self.binop_expr()
+        // Braces nest sequences in sequences: each level on a guarded stack.
+        guarded(|| {
+            if self.eat("{") {
+                let inner = self.seq()?;
+                self.expect("}")?;
+                return Ok(inner);
+            }
+            self.binop_expr()
+        })
     }
 
     /// `%x` or `%x: T`: the name as written, and the variable.

@@ -1039,7 +1039,16 @@ impl Printer {
                 if j > 0 {
                     out.push(',');
                 }
-                let _ = write!(out, "{}", serde_json::Value::from(x));
+                // JSON has no NaN or infinity: they are written as strings,
+                // which the parser reads back.
+                match x {
+                    x if x.is_nan() => out.push_str("\"nan\""),
+                    f64::INFINITY => out.push_str("\"inf\""),
+                    f64::NEG_INFINITY => out.push_str("\"-inf\""),
+                    x => {
+                        let _ = write!(out, "{}", serde_json::Value::from(x));
+                    }
+                }
             }
             let dtype = serde_json::Value::from(t.dtype().to_string());
             let _ = write!(out, "],\"dtype\":{dtype},\"shape\":[");

@@ -197,6 +197,19 @@ impl Anf {
         atom
     }
 
+    /// Remembers that `original` stands for `atom` where `bind` would have
+    /// bound it.
+    fn record(&mut self, original: &Expr, atom: Expr) {
+        let target = self.placement.scope_of.get(&original.id()).copied();
+        let slot = target
+            .and_then(|t| self.open.iter().rposition(|(id, ..)| *id == t))
+            .unwrap_or(self.open.len().saturating_sub(1));
+        if let Some((_, instance, _)) = self.open.get(slot) {
+            self.bound.insert(original.id(), (atom, *instance));
+            self.keep.push(original.clone());
+        }
+    }
+
     /// The variable `e` is bound to, if its binding is in an open scope.
     fn bound_atom(&self, e: &Expr) -> Option<Expr> {
         self.bound
@@ -214,17 +227,36 @@ impl Anf {
                 return atom;
             }
             if let Expr::Let(_) = e {
+                // Each let of the chain stands for the chain's result. A
+                // shared let is converted once (its variables bound once),
+                // and a chain reaching one converted already stops there.
+                let mut chain = Vec::new();
                 let mut cur = e.clone();
+                let mut done = None;
                 while let Expr::Let(l) = &cur {
+                    if !chain.is_empty()
+                        && let Some(atom) = self.bound_atom(&cur)
+                    {
+                        done = Some(atom);
+                        break;
+                    }
                     // A value already bound (a shared node) is not computed twice.
                     let value = match self.bound_atom(&l.value) {
                         Some(atom) => atom,
                         None => self.value(&l.value),
                     };
                     self.bind(&l.value, value, Some(l.var.clone()));
+                    chain.push(cur.clone());
                     cur = l.body.clone();
                 }
-                return self.atom(&cur);
+                let result = match done {
+                    Some(atom) => atom,
+                    None => self.atom(&cur),
+                };
+                for converted in &chain {
+                    self.record(converted, result.clone());
+                }
+                return result;
             }
             let value = self.value(e);
             self.bind(e, value, None)

@@ -2,56 +2,25 @@
 //! uses, as one shared node (graph bindings, when printed). A let that binds a
 //! recursive function stays.
 
-use crate::relay::pattern::{PatternMutator, PatternVisitor};
-use std::ops::ControlFlow;
+use crate::relay::pattern::PatternMutator;
 
-use ir_core::{IdMap, MemoMap, Node, Transformed, VisitedSet};
+use ir_core::{IdMap, IdSet, MemoMap, Node, Transformed};
 
 use super::effects::{Effects, writes_somewhere};
 use super::rebind::rebuild_definition;
-use crate::relay::expr::{Expr, ExprMutator, ExprVisitor, Let, Var};
-use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
-
-/// `true` if `v` is used inside `e`.
-fn uses(e: &Expr, v: &Node<Var>) -> bool {
-    struct Find<'a> {
-        var: &'a Node<Var>,
-        found: bool,
-        seen: VisitedSet<Expr>,
-    }
-    impl TypeVisitor for Find<'_> {
-        // Types hold no expressions, and are shared: walking each would cost
-        // the depth of nested function types at every function.
-        fn visit_type(&mut self, _: &Type) {}
-    }
-    impl PatternVisitor for Find<'_> {}
-    impl ExprVisitor for Find<'_> {
-        fn visit_expr(&mut self, e: &Expr) {
-            ir_core::visit_preorder(self, e, |pass, e| {
-                if !pass.found && (e.is_var() || pass.seen.first_visit(e)) {
-                    ControlFlow::Continue(())
-                } else {
-                    ControlFlow::Break(())
-                }
-            })
-        }
-        fn visit_var(&mut self, u: &Node<Var>) {
-            self.found |= u.same_as(self.var);
-        }
-    }
-    let mut f = Find {
-        var: v,
-        found: false,
-        seen: VisitedSet::new(),
-    };
-    f.visit_expr(e);
-    f.found
-}
+use crate::relay::expr::{Expr, ExprMutator, Let, Var};
+use crate::relay::ty::{Type, TypeMutator};
 
 struct Gnf {
     values: IdMap<Node<Var>, Expr>,
     memo: MemoMap<Expr>,
     effects: Effects,
+    /// Let variables whose values are being rewritten: a use of one is a
+    /// use in its own value (a recursive function, or a value that reads
+    /// the variable it defines), and that let must stay.
+    open: IdSet<Node<Var>>,
+    /// Open let variables met in their own values.
+    self_used: IdSet<Node<Var>>,
 }
 
 impl TypeMutator for Gnf {
@@ -68,6 +37,9 @@ impl ExprMutator for Gnf {
     }
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
+        if self.open.contains(&v.id()) {
+            self.self_used.insert(v.id());
+        }
         self.values.get(&v.id()).cloned().into()
     }
 
@@ -78,14 +50,21 @@ impl ExprMutator for Gnf {
     }
 
     fn mutate_let(&mut self, l: &Node<Let>) -> Transformed<Expr> {
-        // A recursive function needs its name; a value that reads or writes a
-        // reference must run where the let puts it, in order.
-        if (matches!(l.value, Expr::Function(_)) && uses(&l.value, &l.var))
-            || !self.effects.of(&l.value).is_pure()
-        {
+        // A value that reads or writes a reference must run where the let
+        // puts it, in order.
+        if !self.effects.of(&l.value).is_pure() {
             return l.rebuild(self).into();
         }
+        // Found while the value is rewritten (once: rewrites are memoized):
+        // a recursive function needs its name, and a value that reads its
+        // own variable needs the let that binds it.
+        self.open.insert(l.var.id());
         let value = self.mutate_expr(&l.value).unwrap_or_clone(&l.value);
+        self.open.remove(&l.var.id());
+        if self.self_used.remove(&l.var.id()) {
+            // The value is rewritten already (memoized): this is the rest.
+            return l.rebuild(self).into();
+        }
         self.values.insert(l.var.id(), value);
         Transformed::Replace(self.mutate_expr(&l.body).unwrap_or_clone(&l.body))
     }
@@ -105,6 +84,8 @@ pub fn to_gnf_with(e: &Expr, unknown_calls_write: bool) -> Expr {
         values: IdMap::default(),
         memo: MemoMap::new(),
         effects: Effects::new(unknown_calls_write),
+        open: IdSet::default(),
+        self_used: IdSet::default(),
     }
     .mutate_expr(e)
     .unwrap_or_clone(e)
