@@ -861,3 +861,53 @@ fn to_gnf_keeps_a_let_whose_value_reads_its_own_variable() {
         "#[version = \"0.0.5\"]\ndef @main(%x: int32) {\n  let %x_1 = add(%x_1, %x_1);\n  %x_1\n}\n"
     );
 }
+
+/// Programs that share a value forty times over: small as text, 2^40 nodes
+/// as trees. Passes and error messages must not expand them.
+#[test]
+fn shared_values_are_not_expanded_into_trees() {
+    let doubling = |leaf: &str| {
+        let mut text = format!("let %a0 = ({leaf}, {leaf});\n");
+        for i in 1..=40 {
+            text.push_str(&format!("  let %a{i} = (%a{p}, %a{p});\n", p = i - 1));
+        }
+        text
+    };
+    let module = |params: &str, body: &str| {
+        parse_module(&format!(
+            "#[version = \"0.0.5\"]\ndef @main({params}) {{\n  {body}\n}}\n"
+        ))
+        .unwrap()
+    };
+    let run = |pipeline: &str, m: &RelayModule| {
+        PassContext::default().run(&registry().pipeline(pipeline).unwrap(), m)
+    };
+    // Two branches of one shared type with an unknown leaf: compared once.
+    let m = module(
+        "%c: bool, %p",
+        &format!("{}  if (%c) {{ %a40 }} else {{ %a40 }}", doubling("%p")),
+    );
+    run("infer-type", &m).unwrap();
+    // A type error names the type, cut short.
+    let m = module(
+        "",
+        &format!("{}  if (True) {{ %a40 }} else {{ 1 }}", doubling("1")),
+    );
+    let err = run("infer-type", &m).unwrap_err().to_string();
+    assert!(
+        err.contains("the branches of if differ") && err.len() < 3000,
+        "{}",
+        err.len()
+    );
+    // A call of a shared tuple of constants stays a call.
+    let m = module("", &format!("{}  concatenate(%a40)", doubling("1f")));
+    let out = run("fold-constant", &m).unwrap();
+    assert!(print_module(&out).contains("concatenate("));
+    // The static type of a shared call is worked out once.
+    let mut text = String::from("%0 = add(%x, 1f);\n");
+    for i in 1..=60 {
+        text.push_str(&format!("  %{i} = add(%{p}, %{p});\n", p = i - 1));
+    }
+    let m = module("%x: float32", &format!("{text}  shape_of(%60)"));
+    run("fold-constant", &m).unwrap();
+}

@@ -4,14 +4,14 @@
 
 use ir_core::stack::guarded;
 use ir_core::structural::structural_eq;
-use ir_core::{Family, IdMap, Node};
+use ir_core::{Family, Id, IdMap, Node};
 use rustc_hash::FxHashMap;
 
 use super::expr::{Constructor, Expr, Function, Span, Var};
 use super::module::RelayModule;
 use super::ops::op;
 use super::pattern::Pattern;
-use super::printer::print_type;
+use super::printer::print_type_brief;
 use super::ty::{Dim, FuncType, Type};
 
 /// A type error with the position of the offending node.
@@ -128,6 +128,8 @@ pub fn infer_function(
         map: TypeMap::default(),
         globals: FxHashMap::default(),
         complete: CompleteTypes::default(),
+        differ_memo: FxHashMap::default(),
+        differ_keep: Vec::new(),
     };
     let t = cx.function(f, Span::default())?;
     Ok((cx.map, t))
@@ -146,6 +148,11 @@ struct Infer<'m> {
     map: TypeMap,
     globals: FxHashMap<String, Type>,
     complete: CompleteTypes,
+    /// [`Infer::differ`]'s answers by pair of type nodes: types share
+    /// parts, and comparing them as trees takes time exponential in the
+    /// sharing. The nodes are kept alive, so an address is never reused.
+    differ_memo: FxHashMap<(Id<Type>, Id<Type>), bool>,
+    differ_keep: Vec<Type>,
 }
 
 impl Infer<'_> {
@@ -154,9 +161,23 @@ impl Infer<'_> {
     /// `int32` differ though neither is complete, and `(int32, _)` and
     /// `(int32, bool)` do not.
     fn differ(&mut self, a: &Type, b: &Type) -> bool {
+        if a.same_as(b) {
+            return false;
+        }
         if self.complete.check(a) && self.complete.check(b) {
             return !same_type(a, b);
         }
+        let key = (a.id(), b.id());
+        if let Some(&answer) = self.differ_memo.get(&key) {
+            return answer;
+        }
+        let answer = self.differ_uncached(a, b);
+        self.differ_memo.insert(key, answer);
+        self.differ_keep.extend([a.clone(), b.clone()]);
+        answer
+    }
+
+    fn differ_uncached(&mut self, a: &Type, b: &Type) -> bool {
         guarded(|| match (a, b) {
             (Type::IncompleteType(_), _) | (_, Type::IncompleteType(_)) => false,
             (Type::TupleType(x), Type::TupleType(y)) => self.differ_pairwise(&x.fields, &y.fields),
@@ -263,8 +284,8 @@ fn bind_params(
                     return Err(format!(
                         "type parameter {} is both {} and {}",
                         v.name,
-                        print_type(bound),
-                        print_type(actual)
+                        print_type_brief(bound),
+                        print_type_brief(actual)
                     ));
                 }
                 Some(bound) if is_complete(bound) => {}
@@ -449,8 +470,8 @@ impl Infer<'_> {
                     format!(
                         "%{} is annotated {} but bound to a value of type {}",
                         v.name,
-                        print_type(a),
-                        print_type(&t)
+                        print_type_brief(a),
+                        print_type_brief(&t)
                     ),
                 );
             }
@@ -476,8 +497,8 @@ impl Infer<'_> {
                     span,
                     format!(
                         "the function returns {} but its body has type {}",
-                        print_type(r),
-                        print_type(&body)
+                        print_type_brief(r),
+                        print_type_brief(&body)
                     ),
                 );
             }
@@ -536,7 +557,10 @@ impl Infer<'_> {
                     };
                     return err(
                         span,
-                        format!("{what} cannot match a value of type {}", print_type(t)),
+                        format!(
+                            "{what} cannot match a value of type {}",
+                            print_type_brief(t)
+                        ),
                     );
                 }
             };
@@ -589,8 +613,8 @@ impl Infer<'_> {
                     span,
                     format!(
                         "argument {i} has type {}, expected {}",
-                        print_type(a),
-                        print_type(&p)
+                        print_type_brief(a),
+                        print_type_brief(&p)
                     ),
                 );
             }
@@ -666,7 +690,7 @@ impl Infer<'_> {
                         format!(
                             "projection .{} of a non-tuple of type {}",
                             g.index,
-                            print_type(&other)
+                            print_type_brief(&other)
                         ),
                     );
                 }
@@ -707,7 +731,7 @@ impl Infer<'_> {
                         other => {
                             return err(
                                 span,
-                                format!("calling a value of type {}", print_type(&other)),
+                                format!("calling a value of type {}", print_type_brief(&other)),
                             );
                         }
                     },
@@ -745,7 +769,7 @@ impl Infer<'_> {
                         span,
                         format!(
                             "the condition of if must be a scalar bool, found {}",
-                            print_type(&cond)
+                            print_type_brief(&cond)
                         ),
                     );
                 }
@@ -755,8 +779,8 @@ impl Infer<'_> {
                         span,
                         format!(
                             "the branches of if differ: {} and {}",
-                            print_type(&a),
-                            print_type(&b)
+                            print_type_brief(&a),
+                            print_type_brief(&b)
                         ),
                     );
                 }
@@ -770,7 +794,10 @@ impl Infer<'_> {
                 other => {
                     return err(
                         span,
-                        format!("ref_read of a non-reference of type {}", print_type(&other)),
+                        format!(
+                            "ref_read of a non-reference of type {}",
+                            print_type_brief(&other)
+                        ),
                     );
                 }
             },
@@ -782,8 +809,8 @@ impl Infer<'_> {
                             span,
                             format!(
                                 "ref_write of a value of type {} into a ref({})",
-                                print_type(&value),
-                                print_type(&t.value)
+                                print_type_brief(&value),
+                                print_type_brief(&t.value)
                             ),
                         );
                     }
@@ -793,7 +820,7 @@ impl Infer<'_> {
                             span,
                             format!(
                                 "ref_write to a non-reference of type {}",
-                                print_type(&other)
+                                print_type_brief(&other)
                             ),
                         );
                     }
@@ -812,8 +839,8 @@ impl Infer<'_> {
                                 span,
                                 format!(
                                     "the clauses of match differ: {} and {}",
-                                    print_type(r),
-                                    print_type(&t)
+                                    print_type_brief(r),
+                                    print_type_brief(&t)
                                 ),
                             );
                         }

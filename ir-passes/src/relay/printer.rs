@@ -145,17 +145,49 @@ fn write_names(out: &mut String, names: &[String]) {
 }
 
 fn write_types(out: &mut String, open: &str, types: &[Type], close: &str) {
+    write_types_up_to(out, open, types, close, usize::MAX);
+}
+
+fn write_types_up_to(out: &mut String, open: &str, types: &[Type], close: &str, limit: usize) {
     out.push_str(open);
     for (i, t) in types.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        write_type(out, t);
+        write_type_up_to(out, t, limit);
     }
     out.push_str(close);
 }
 
 fn write_type(out: &mut String, t: &Type) {
+    write_type_up_to(out, t, usize::MAX);
+}
+
+/// The length of a type as printed, for an error message.
+const BRIEF: usize = 1000;
+
+/// `t` as printed, cut after about a thousand characters: for error
+/// messages, which may name an inferred type whose shared parts would
+/// print to any length.
+pub fn print_type_brief(t: &Type) -> String {
+    let mut out = String::new();
+    write_type_up_to(&mut out, t, BRIEF);
+    if out.len() > BRIEF {
+        let mut cut = BRIEF;
+        while !out.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        out.truncate(cut);
+        out.push_str("...");
+    }
+    out
+}
+
+/// `t` as printed, stopping (at a node boundary) once `out` is past `limit`.
+fn write_type_up_to(out: &mut String, t: &Type, limit: usize) {
+    if out.len() > limit {
+        return;
+    }
     guarded(|| match t {
         Type::TensorType(t) => {
             if t.shape.is_empty() {
@@ -171,7 +203,7 @@ fn write_type(out: &mut String, t: &Type) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_type(out, f);
+                write_type_up_to(out, f, limit);
             }
             if t.fields.len() == 1 {
                 out.push(',');
@@ -181,20 +213,20 @@ fn write_type(out: &mut String, t: &Type) {
         Type::FuncType(t) => {
             out.push_str("fn ");
             write_names(out, &t.type_params);
-            write_types(out, "(", &t.params, ") -> ");
-            write_type(out, &t.ret);
+            write_types_up_to(out, "(", &t.params, ") -> ", limit);
+            write_type_up_to(out, &t.ret, limit);
         }
         Type::IncompleteType(_) => out.push('_'),
         Type::TypeVar(v) => out.push_str(&v.name),
         Type::TypeCall(c) => {
             out.push_str(&c.name);
             if !c.args.is_empty() {
-                write_types(out, "[", &c.args, "]");
+                write_types_up_to(out, "[", &c.args, "]", limit);
             }
         }
         Type::RefType(r) => {
             out.push_str("ref(");
-            write_type(out, &r.value);
+            write_type_up_to(out, &r.value, limit);
             out.push(')');
         }
     })

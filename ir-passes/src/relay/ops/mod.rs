@@ -82,7 +82,7 @@ impl OpDef {
         {
             return Err(format!(
                 "an argument, {}, spans more than {max_elements} elements",
-                super::printer::print_type(t)
+                super::printer::print_type_brief(t)
             ));
         }
         let result = (self.infer)(&types, attrs)?;
@@ -90,7 +90,7 @@ impl OpDef {
             Some(n) if n <= max_elements => (self.eval)(args, attrs),
             _ => Err(format!(
                 "the result, {}, has more than {max_elements} elements",
-                super::printer::print_type(&result)
+                super::printer::print_type_brief(&result)
             )),
         }
     }
@@ -527,7 +527,7 @@ pub(super) fn tensor_type(t: &Type) -> Result<(Vec<Dim>, DType), String> {
         Type::TensorType(t) => Ok((t.shape.clone(), t.dtype)),
         _ => Err(format!(
             "expected a tensor, found {}",
-            super::printer::print_type(t)
+            super::printer::print_type_brief(t)
         )),
     }
 }

@@ -16,7 +16,7 @@ use crate::relay::expr::{
 use crate::relay::infer::is_complete;
 use crate::relay::ops::{OpValue, SHAPE_ONLY, STATEFUL, op, shape_only_value, value_type};
 use crate::relay::tensor::Tensor;
-use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
+use crate::relay::ty::{Dim, Type, TypeMutator, TypeVisitor};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -72,6 +72,11 @@ pub struct ConstantFolder {
     /// several threads), so that many calls, each within `max_elements`,
     /// cannot add up to any amount of memory.
     budget: Arc<AtomicU64>,
+    /// [`ConstantFolder::static_type`]'s answers, and their nodes kept alive.
+    static_types: IdMap<Expr, Option<Type>>,
+    /// [`ConstantFolder::value_size`]'s answers (nodes kept in `static_keep`).
+    value_sizes: IdMap<Expr, Option<(u64, u64)>>,
+    static_keep: Vec<Expr>,
     /// Calls of constants left unfolded because their result would have
     /// more elements than `max_elements` or the budget allows.
     over_bound: usize,
@@ -87,6 +92,9 @@ impl Default for ConstantFolder {
             // Without the module, any call of a function may write.
             effects: Effects::new(true),
             budget: Arc::new(AtomicU64::new(DEFAULT_MAX_TOTAL_ELEMENTS)),
+            static_types: IdMap::default(),
+            value_sizes: IdMap::default(),
+            static_keep: Vec::new(),
             over_bound: 0,
         }
     }
@@ -96,6 +104,14 @@ impl Default for ConstantFolder {
 /// call whose result would be larger (`multiply` of a `[100000, 1]` and a
 /// `[1, 100000]` constant) stays a call.
 pub const DEFAULT_MAX_ELEMENTS: u64 = 1 << 24;
+
+/// The most tensors in a tuple argument of a folded call: past it the call
+/// stays.
+const MAX_TUPLE_LEAVES: u64 = 1 << 16;
+
+/// The most elements in the arguments of a folded call (a kernel's inputs
+/// are copied out of the program): past it the call stays.
+const MAX_ARGUMENT_ELEMENTS: u64 = 1 << 26;
 
 /// The most elements folding materializes in all by default, over a run of
 /// `fold-constant` on a module: a call past it stays a call.
@@ -160,40 +176,94 @@ impl ConstantFolder {
         types.iter().any(over) || (def.infer)(&types, &c.attrs).is_ok_and(|t| over(&t))
     }
 
-    fn value(&self, e: &Expr) -> Option<OpValue> {
-        match e {
+    /// The value of a constant or a tuple of constants, if it has at most
+    /// [`MAX_ARGUMENT_ELEMENTS`] elements and [`MAX_TUPLE_LEAVES`] tensors,
+    /// counting shared parts each time they occur: a tuple that holds
+    /// another twice, forty deep, is a small program and a value of 2^40
+    /// tensors. The sizes are counted first, once per node.
+    fn value(&mut self, e: &Expr) -> Option<OpValue> {
+        let (elements, leaves) = self.value_size(e)?;
+        if elements > MAX_ARGUMENT_ELEMENTS || leaves > MAX_TUPLE_LEAVES {
+            return None;
+        }
+        self.build_value(e)
+    }
+
+    /// Elements and tensors of `e`'s value, saturating; `None` if it is not
+    /// a constant or a tuple of constants.
+    fn value_size(&mut self, e: &Expr) -> Option<(u64, u64)> {
+        if let Some(size) = self.value_sizes.get(&e.id()) {
+            return *size;
+        }
+        let size = ir_core::stack::guarded(|| match e {
+            Expr::Constant(c) => Some((c.data.shape().iter().product::<usize>() as u64, 1)),
+            Expr::Ext(x) => x
+                .interface()
+                .constant()
+                .map(|t| (t.shape().iter().product::<usize>() as u64, 1)),
+            Expr::Tuple(t) => t.fields.iter().try_fold((0u64, 0u64), |(n, k), f| {
+                let (fn_, fk) = self.value_size(f)?;
+                Some((n.saturating_add(fn_), k.saturating_add(fk)))
+            }),
+            _ => None,
+        });
+        self.value_sizes.insert(e.id(), size);
+        self.static_keep.push(e.clone());
+        size
+    }
+
+    fn build_value(&self, e: &Expr) -> Option<OpValue> {
+        ir_core::stack::guarded(|| match e {
             Expr::Constant(c) => Some(OpValue::Tensor(c.data.clone())),
             Expr::Ext(x) => x.interface().constant().map(OpValue::Tensor),
             Expr::Tuple(t) => t
                 .fields
                 .iter()
-                .map(|f| self.value(f))
+                .map(|f| self.build_value(f))
                 .collect::<Option<_>>()
                 .map(OpValue::Tuple),
             _ => None,
-        }
+        })
     }
-}
 
-/// The type of `e` where it is known without inference: constants,
-/// annotated variables, and operator calls of such.
-fn static_type(e: &Expr) -> Option<Type> {
-    ir_core::stack::guarded(|| match e {
-        Expr::Constant(c) => Some(value_type(&OpValue::Tensor(c.data.clone()))),
-        Expr::Var(v) => v.annotation.clone().filter(is_complete),
-        Expr::Call(c) => {
-            let def = op(&c.op.as_op()?.name)?;
-            let args: Vec<Type> = c.args.iter().map(static_type).collect::<Option<_>>()?;
-            (def.infer)(&args, &c.attrs).ok().filter(is_complete)
+    /// The type of `e` where it is known without inference: constants,
+    /// annotated variables, and operator calls of such; remembered per
+    /// node, as calls share arguments.
+    fn static_type(&mut self, e: &Expr) -> Option<Type> {
+        if let Some(t) = self.static_types.get(&e.id()) {
+            return t.clone();
         }
-        Expr::Tuple(t) => t
-            .fields
-            .iter()
-            .map(static_type)
-            .collect::<Option<_>>()
-            .map(Type::tuple),
-        _ => None,
-    })
+        let t = ir_core::stack::guarded(|| match e {
+            Expr::Constant(c) => Some(Type::tensor(
+                c.data
+                    .shape()
+                    .iter()
+                    .map(|&d| Dim::Known(d as i64))
+                    .collect(),
+                c.data.dtype(),
+            )),
+            Expr::Var(v) => v.annotation.clone().filter(is_complete),
+            Expr::Call(c) => {
+                let def = op(&c.op.as_op()?.name)?;
+                let args: Vec<Type> = c
+                    .args
+                    .iter()
+                    .map(|a| self.static_type(a))
+                    .collect::<Option<_>>()?;
+                (def.infer)(&args, &c.attrs).ok().filter(is_complete)
+            }
+            Expr::Tuple(t) => t
+                .fields
+                .iter()
+                .map(|f| self.static_type(f))
+                .collect::<Option<_>>()
+                .map(Type::tuple),
+            _ => None,
+        });
+        self.static_types.insert(e.id(), t.clone());
+        self.static_keep.push(e.clone());
+        t
+    }
 }
 
 fn to_expr(v: OpValue) -> Expr {
@@ -283,7 +353,7 @@ impl ExprMutator for ConstantFolder {
             let folded = c
                 .args
                 .first()
-                .and_then(static_type)
+                .and_then(|a| self.static_type(a))
                 .and_then(|t| shape_only_value(def.name, &t, &c.attrs).ok());
             if let Some(v) = folded {
                 return Transformed::Replace(to_expr(v));
