@@ -888,6 +888,15 @@ fn shared_values_are_not_expanded_into_trees() {
         &format!("{}  if (%c) {{ %a40 }} else {{ %a40 }}", doubling("%p")),
     );
     run("infer-type", &m).unwrap();
+    // A generic function returning it: instantiated once per node.
+    let m = module(
+        "",
+        &format!(
+            "{}  let %f = fn [A](%x: A) {{ %a40 }};\n  %f(1)",
+            doubling("1")
+        ),
+    );
+    run("infer-type", &m).unwrap();
     // A type error names the type, cut short.
     let m = module(
         "",

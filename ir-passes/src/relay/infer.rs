@@ -347,37 +347,70 @@ fn instantiate_against(t: &Type, expected: &Type) -> Result<Type, String> {
 /// `t` with the type parameters `params` replaced by their bindings, and
 /// by `_` where unbound.
 fn substitute(t: &Type, params: &[String], subst: &FxHashMap<String, Type>) -> Type {
-    guarded(|| match t {
-        Type::TypeVar(v) if params.contains(&v.name) => {
-            subst.get(&v.name).cloned().unwrap_or_else(Type::incomplete)
+    Substitution {
+        params,
+        subst,
+        memo: IdMap::default(),
+    }
+    .apply(t)
+}
+
+/// A substitution of type parameters, remembered per type node: types
+/// share parts, and substituting them as trees would take time exponential
+/// in the sharing. A part without the parameters is kept as it is.
+struct Substitution<'a> {
+    params: &'a [String],
+    subst: &'a FxHashMap<String, Type>,
+    memo: IdMap<Type, Type>,
+}
+
+impl Substitution<'_> {
+    fn apply(&mut self, t: &Type) -> Type {
+        match t {
+            Type::TypeVar(v) if self.params.contains(&v.name) => {
+                return self
+                    .subst
+                    .get(&v.name)
+                    .cloned()
+                    .unwrap_or_else(Type::incomplete);
+            }
+            Type::TensorType(_) | Type::IncompleteType(_) | Type::TypeVar(_) => return t.clone(),
+            _ => {}
         }
-        Type::TensorType(_) | Type::IncompleteType(_) | Type::TypeVar(_) => t.clone(),
-        Type::TupleType(tuple) => Type::tuple(
-            tuple
-                .fields
-                .iter()
-                .map(|f| substitute(f, params, subst))
-                .collect(),
-        ),
-        Type::FuncType(f) => FuncType {
-            type_params: f.type_params.clone(),
-            params: f
-                .params
-                .iter()
-                .map(|p| substitute(p, params, subst))
-                .collect(),
-            ret: substitute(&f.ret, params, subst),
+        if let Some(done) = self.memo.get(&t.id()) {
+            return done.clone();
         }
-        .into(),
-        Type::TypeCall(c) => Type::call(
-            &c.name,
-            c.args
-                .iter()
-                .map(|a| substitute(a, params, subst))
-                .collect(),
-        ),
-        Type::RefType(r) => Type::reference(substitute(&r.value, params, subst)),
-    })
+        let out = guarded(|| {
+            let list = |this: &mut Self, items: &[Type]| -> Option<Vec<Type>> {
+                let new: Vec<Type> = items.iter().map(|x| this.apply(x)).collect();
+                (!new.iter().zip(items).all(|(a, b)| a.same_as(b))).then_some(new)
+            };
+            match t {
+                Type::TupleType(tuple) => list(self, &tuple.fields).map(Type::tuple),
+                Type::FuncType(f) => {
+                    let params = list(self, &f.params);
+                    let ret = self.apply(&f.ret);
+                    (params.is_some() || !ret.same_as(&f.ret)).then(|| {
+                        FuncType {
+                            type_params: f.type_params.clone(),
+                            params: params.unwrap_or_else(|| f.params.clone()),
+                            ret,
+                        }
+                        .into()
+                    })
+                }
+                Type::TypeCall(c) => list(self, &c.args).map(|args| Type::call(&c.name, args)),
+                Type::RefType(r) => {
+                    let value = self.apply(&r.value);
+                    (!value.same_as(&r.value)).then(|| Type::reference(value))
+                }
+                _ => None,
+            }
+            .unwrap_or_else(|| t.clone())
+        });
+        self.memo.insert(t.id(), out.clone());
+        out
+    }
 }
 
 /// At most this many steps, plus [`BUDGET_PER_PATTERN_NODE`] per node of
