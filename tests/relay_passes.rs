@@ -638,17 +638,23 @@ fn shapes_whose_element_count_overflows_are_type_errors_where_they_are_used() {
         ),
     ];
     for (body, ty, expected) in cases {
-        let m = parse_module(&format!(
-            "#[version = \"0.0.5\"]\ndef @main(%x: {ty}) {{\n  {body}\n}}\n"
-        ))
-        .unwrap();
-        let passes = registry().pipeline("infer-type").unwrap();
-        let err = PassContext::default()
-            .run(&passes, &m)
-            .unwrap_err()
-            .to_string();
+        let err = type_error(body, ty);
         assert!(err.contains(expected), "{body}: {err}");
     }
+}
+
+/// The error `infer-type` gives on `@main(%x: ty) { body }`, with `body`
+/// on line 3 from column 3.
+fn type_error(body: &str, ty: &str) -> String {
+    let m = parse_module(&format!(
+        "#[version = \"0.0.5\"]\ndef @main(%x: {ty}) {{\n  {body}\n}}\n"
+    ))
+    .unwrap();
+    let passes = registry().pipeline("infer-type").unwrap();
+    PassContext::default()
+        .run(&passes, &m)
+        .expect_err(body)
+        .to_string()
 }
 
 /// Attribute values are checked where the call is, and the error says
@@ -668,15 +674,7 @@ fn bad_attributes_are_type_errors_at_the_call() {
         ("reshape(%x, newshape=[-1, -1])", "3:10: "),
     ];
     for (body, at) in cases {
-        let m = parse_module(&format!(
-            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, 3), float32]) {{\n  {body}\n}}\n"
-        ))
-        .unwrap();
-        let passes = registry().pipeline("infer-type").unwrap();
-        let err = PassContext::default()
-            .run(&passes, &m)
-            .expect_err(body)
-            .to_string();
+        let err = type_error(body, "Tensor[(2, 3), float32]");
         assert!(err.contains(at), "{body}: {err}");
     }
 }

@@ -12,7 +12,7 @@ use super::module::RelayModule;
 use super::ops::op;
 use super::pattern::Pattern;
 use super::printer::print_type_brief;
-use super::ty::{Dim, FuncType, Type};
+use super::ty::{FuncType, Type};
 
 /// A type error with the position of the offending node.
 #[derive(Debug, Clone, PartialEq)]
@@ -678,14 +678,7 @@ impl Infer<'_> {
                     );
                 }
             },
-            Expr::Constant(c) => Type::tensor(
-                c.data
-                    .shape()
-                    .iter()
-                    .map(|&d| Dim::Known(d as i64))
-                    .collect(),
-                c.data.dtype(),
-            ),
+            Expr::Constant(c) => c.data.ty(),
             Expr::Var(v) => match self.map.of_var(v) {
                 Some(t) => t.clone(),
                 // A free variable: its annotation, or unknown.

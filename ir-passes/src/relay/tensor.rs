@@ -63,6 +63,15 @@ impl Tensor {
         each_array!(self, a => a.shape())
     }
 
+    /// Its type: `Tensor[shape, dtype]`.
+    pub fn ty(&self) -> super::ty::Type {
+        use super::ty::{Dim, Type};
+        Type::tensor(
+            self.shape().iter().map(|&d| Dim::Known(d as i64)).collect(),
+            self.dtype(),
+        )
+    }
+
     /// `true` for rank 0.
     pub fn is_scalar(&self) -> bool {
         self.shape().is_empty()

@@ -99,15 +99,20 @@ impl OpDef {
 /// Elements of a value of type `t`, when its shape is known and the count
 /// fits in a `u64`.
 pub fn elements(t: &Type) -> Option<u64> {
+    count_elements(t, 0)
+}
+
+/// Elements of `t`, each extent of at least `floor`.
+fn count_elements(t: &Type, floor: u64) -> Option<u64> {
     match t {
         Type::TensorType(t) => t.shape.iter().try_fold(1u64, |n, d| match d {
-            Dim::Known(k) => n.checked_mul(u64::try_from(*k).ok()?),
+            Dim::Known(k) => n.checked_mul(u64::try_from(*k).ok()?.max(floor)),
             _ => None,
         }),
         Type::TupleType(t) => t
             .fields
             .iter()
-            .try_fold(0u64, |n, f| n.checked_add(elements(f)?)),
+            .try_fold(0u64, |n, f| n.checked_add(count_elements(f, floor)?)),
         _ => None,
     }
 }
@@ -116,26 +121,13 @@ pub fn elements(t: &Type) -> Option<u64> {
 /// and broadcasts over a value of type `t` may span, even when it holds
 /// nothing.
 pub fn extent_span(t: &Type) -> Option<u64> {
-    match t {
-        Type::TensorType(t) => t.shape.iter().try_fold(1u64, |n, d| match d {
-            Dim::Known(k) => n.checked_mul(u64::try_from(*k).ok()?.max(1)),
-            _ => None,
-        }),
-        Type::TupleType(t) => t
-            .fields
-            .iter()
-            .try_fold(0u64, |n, f| n.checked_add(extent_span(f)?)),
-        _ => None,
-    }
+    count_elements(t, 1)
 }
 
 /// The type of a value.
 pub fn value_type(v: &OpValue) -> Type {
     match v {
-        OpValue::Tensor(t) => Type::tensor(
-            t.shape().iter().map(|&d| Dim::Known(d as i64)).collect(),
-            t.dtype(),
-        ),
+        OpValue::Tensor(t) => t.ty(),
         OpValue::Tuple(items) => Type::tuple(items.iter().map(value_type).collect()),
     }
 }

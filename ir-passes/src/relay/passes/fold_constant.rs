@@ -16,7 +16,7 @@ use crate::relay::expr::{
 use crate::relay::infer::is_complete;
 use crate::relay::ops::{OpValue, SHAPE_ONLY, STATEFUL, op, shape_only_value, value_type};
 use crate::relay::tensor::Tensor;
-use crate::relay::ty::{Dim, Type, TypeMutator, TypeVisitor};
+use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -234,14 +234,7 @@ impl ConstantFolder {
             return t.clone();
         }
         let t = ir_core::stack::guarded(|| match e {
-            Expr::Constant(c) => Some(Type::tensor(
-                c.data
-                    .shape()
-                    .iter()
-                    .map(|&d| Dim::Known(d as i64))
-                    .collect(),
-                c.data.dtype(),
-            )),
+            Expr::Constant(c) => Some(c.data.ty()),
             Expr::Var(v) => v.annotation.clone().filter(is_complete),
             Expr::Call(c) => {
                 let def = op(&c.op.as_op()?.name)?;
