@@ -184,11 +184,7 @@ impl Anf {
     fn bind(&mut self, original: &Expr, value: Expr, var: Option<Node<Var>>) -> Expr {
         let var = var.unwrap_or_else(|| self.fresh_var());
         let atom: Expr = var.clone().into();
-        let target = self.placement.scope_of.get(&original.id()).copied();
-        // The placed scope is open (it encloses every use); else the innermost.
-        let slot = target
-            .and_then(|t| self.open.iter().rposition(|(id, ..)| *id == t))
-            .unwrap_or(self.open.len().saturating_sub(1));
+        let slot = self.slot_of(original);
         if let Some((_, instance, bindings)) = self.open.get_mut(slot) {
             bindings.push((var, value));
             self.bound.insert(original.id(), (atom.clone(), *instance));
@@ -197,14 +193,19 @@ impl Anf {
         atom
     }
 
+    /// The open scope `original` is bound in: its placed scope, which is
+    /// open (it encloses every use); else the innermost.
+    fn slot_of(&self, original: &Expr) -> usize {
+        let target = self.placement.scope_of.get(&original.id()).copied();
+        target
+            .and_then(|t| self.open.iter().rposition(|(id, ..)| *id == t))
+            .unwrap_or(self.open.len().saturating_sub(1))
+    }
+
     /// Remembers that `original` stands for `atom` where `bind` would have
     /// bound it.
     fn record(&mut self, original: &Expr, atom: Expr) {
-        let target = self.placement.scope_of.get(&original.id()).copied();
-        let slot = target
-            .and_then(|t| self.open.iter().rposition(|(id, ..)| *id == t))
-            .unwrap_or(self.open.len().saturating_sub(1));
-        if let Some((_, instance, _)) = self.open.get(slot) {
+        if let Some((_, instance, _)) = self.open.get(self.slot_of(original)) {
             self.bound.insert(original.id(), (atom, *instance));
             self.keep.push(original.clone());
         }
