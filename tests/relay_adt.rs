@@ -9,6 +9,9 @@ use irkit::pass::PassContext;
 use irkit::structural::structural_eq;
 use pretty_assertions::assert_eq;
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+
 /// TVM's `python/tvm/relay/std/prelude.rly`, as TVM's parser test loads it.
 const PRELUDE: &str = include_str!("relay/tvm_text/parser__load_prelude.relay");
 
@@ -311,6 +314,63 @@ fn passes_keep_reference_effects_in_place() {
 }
 
 /// A call of a function that writes is an effect too: DCE keeps it unused.
+/// A module whose main matches a tuple of `n` Nat fields with one clause,
+/// whose field patterns `field(i)` gives.
+fn wide_match(n: usize, field: impl Fn(usize) -> String) -> String {
+    let types = vec!["Nat"; n].join(", ");
+    let fields: Vec<String> = (0..n).map(field).collect();
+    format!(
+        "#[version = \"0.0.5\"]\ntype Nat {{\n  Z,\n  S(Nat),\n}}\n\
+         def @main(%t: ({types})) -> int32 {{\n  match (%t) {{ ({}) => 0 }}\n}}\n",
+        fields.join(", ")
+    )
+}
+
+#[test]
+fn exhaustiveness_of_a_wide_tuple_pattern_is_linear_in_its_width() {
+    // Checking copied every row at every column: a 20,000-field pattern
+    // (60 KB of text) took 1.8 GB. Bytes allocated are a deterministic
+    // measure: four times the width must cost about four times as much.
+    let bytes = |n: usize| {
+        let module = parse(&wide_match(n, |i| format!("%x{i}")));
+        let (checked, bytes) = counting_alloc::bytes_allocated_during(|| verify(&module));
+        checked.unwrap_or_else(|e| panic!("{e}"));
+        bytes
+    };
+    let (small, large) = (bytes(5_000), bytes(20_000));
+    assert!(
+        large < 6 * small,
+        "5,000 fields: {small} bytes, 20,000 fields: {large} bytes"
+    );
+    // A constructor in the last field still makes it not exhaustive.
+    let last_z = wide_match(
+        20_000,
+        |i| if i == 19_999 { "Z".into() } else { "_".into() },
+    );
+    assert!(type_error(&last_z).contains("match is not exhaustive"));
+}
+
+#[test]
+fn an_exponential_exhaustiveness_check_stops_with_an_error() {
+    // One clause per field with `Z` there and wildcards elsewhere: deciding
+    // it visits every combination of Z and S, 2^40 of them.
+    let n = 40;
+    let types = vec!["Nat"; n].join(", ");
+    let clauses: Vec<String> = (0..n)
+        .map(|i| {
+            let fields: Vec<&str> = (0..n).map(|j| if i == j { "Z" } else { "_" }).collect();
+            format!("({}) => 0", fields.join(", "))
+        })
+        .collect();
+    let text = format!(
+        "#[version = \"0.0.5\"]\ntype Nat {{\n  Z,\n  S(Nat),\n}}\n\
+         def @main(%t: ({types})) -> int32 {{\n  match (%t) {{ {} }}\n}}\n",
+        clauses.join(", ")
+    );
+    let err = type_error(&text);
+    assert!(err.contains("match is too complex to check"), "{err}");
+}
+
 #[test]
 fn calls_of_functions_that_write_are_kept() {
     let m = parse(

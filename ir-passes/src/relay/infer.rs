@@ -7,6 +7,7 @@ use ir_core::structural::structural_eq;
 use ir_core::{Family, Id, IdMap, Node};
 use rustc_hash::FxHashMap;
 
+use super::exhaustive::exhaustive;
 use super::expr::{Constructor, Expr, Function, Span, Var};
 use super::module::RelayModule;
 use super::ops::op;
@@ -413,73 +414,6 @@ impl Substitution<'_> {
     }
 }
 
-/// At most this many steps, plus [`BUDGET_PER_PATTERN_NODE`] per node of
-/// the match's patterns, decide whether a `match` is exhaustive: the check
-/// is linear on patterns as written, exponential on contrived ones, and
-/// must not hang.
-const EXHAUSTIVENESS_BUDGET: usize = 1_000_000;
-const BUDGET_PER_PATTERN_NODE: usize = 16;
-
-/// Whether the rows of patterns (one row per clause, all of one length)
-/// cover every value (Maranget's usefulness of a wildcard row), or `None`
-/// past the budget.
-fn exhaustive<'a>(
-    rows: Vec<Vec<&'a Pattern>>,
-    wild: &'a Pattern,
-    budget: &mut usize,
-) -> Option<bool> {
-    guarded(|| {
-        *budget = budget.checked_sub(1 + rows.len())?;
-        let Some(first) = rows.first() else {
-            return Some(false);
-        };
-        if first.is_empty() {
-            return Some(true);
-        }
-        let head_constructor = rows.iter().find_map(|r| match r[0] {
-            Pattern::PatternConstructor(c) => Some(c.constructor.adt.clone()),
-            _ => None,
-        });
-        let head_tuple = rows.iter().find_map(|r| match r[0] {
-            Pattern::PatternTuple(t) => Some(t.patterns.len()),
-            _ => None,
-        });
-        // The rows for values whose head is constructor `tag` of `arity` fields.
-        let specialize = |tag: Option<usize>, arity: usize| -> Vec<Vec<&'a Pattern>> {
-            rows.iter()
-                .filter_map(|r| {
-                    let mut out: Vec<&Pattern> = match (r[0], tag) {
-                        (Pattern::PatternConstructor(c), Some(t)) if c.constructor.tag == t => {
-                            c.patterns.iter().collect()
-                        }
-                        (Pattern::PatternTuple(p), None) if p.patterns.len() == arity => {
-                            p.patterns.iter().collect()
-                        }
-                        (Pattern::PatternWildcard(_) | Pattern::PatternVar(_), _) => {
-                            vec![wild; arity]
-                        }
-                        _ => return None,
-                    };
-                    out.extend_from_slice(&r[1..]);
-                    Some(out)
-                })
-                .collect()
-        };
-        if let Some(adt) = head_constructor {
-            for (tag, c) in adt.constructors.iter().enumerate() {
-                if !exhaustive(specialize(Some(tag), c.inputs.len()), wild, budget)? {
-                    return Some(false);
-                }
-            }
-            return Some(true);
-        }
-        if let Some(arity) = head_tuple {
-            return exhaustive(specialize(None, arity), wild, budget);
-        }
-        exhaustive(rows.iter().map(|r| r[1..].to_vec()).collect(), wild, budget)
-    })
-}
-
 impl Infer<'_> {
     fn record(&mut self, e: &Expr, t: Type) -> Type {
         match e {
@@ -875,12 +809,7 @@ impl Infer<'_> {
                     }
                 }
                 if m.complete {
-                    let wild = Pattern::wildcard();
-                    let rows = m.clauses.iter().map(|c| vec![&c.lhs]).collect();
-                    let nodes: usize = m.clauses.iter().map(|c| c.lhs.size()).sum();
-                    let mut budget = EXHAUSTIVENESS_BUDGET
-                        .saturating_add(nodes.saturating_mul(BUDGET_PER_PATTERN_NODE));
-                    match exhaustive(rows, &wild, &mut budget) {
+                    match exhaustive(m.clauses.iter().map(|c| &c.lhs)) {
                         Some(true) => {}
                         Some(false) => {
                             return err(

@@ -19,6 +19,7 @@ mod attrs;
 pub mod demo;
 mod dot;
 mod dtype;
+mod exhaustive;
 mod expr;
 mod extension;
 mod free_vars;
