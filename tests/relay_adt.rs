@@ -3,7 +3,7 @@
 //! exhaustiveness; references read and write in order, and no pass removes,
 //! moves, merges or duplicates their effects.
 
-use ir_passes::relay::passes::registry;
+use ir_passes::relay::passes::{Effects, registry};
 use ir_passes::relay::*;
 use irkit::pass::PassContext;
 use irkit::structural::structural_eq;
@@ -437,4 +437,40 @@ fn types_partly_unknown_still_differ_where_known() {
     assert_eq!(run(&m), i32s(2));
     let typed = pass("infer-type", &m).unwrap();
     verify(&typed).unwrap();
+}
+
+#[test]
+fn the_effects_of_every_suffix_of_a_long_chain_take_linear_time() {
+    // Passes ask about lets whose values are suffixes of one shared chain.
+    // Only the chain's head was remembered, so asking about every suffix
+    // walked the rest of the chain each time: 10,000 took over a second.
+    let n = 200_000;
+    let write_at = n / 2;
+    let r = Expr::var("r", None);
+    let mut chain = Expr::constant(Tensor::scalar_f32(0.0));
+    let mut suffixes = Vec::with_capacity(n);
+    for i in (0..n).rev() {
+        let value: Expr = if i == write_at {
+            RefWrite {
+                reference: r.clone().into(),
+                value: Expr::constant(Tensor::scalar_f32(1.0)),
+                span: Span::default(),
+            }
+            .into()
+        } else {
+            Expr::constant(Tensor::scalar_f32(i as f32))
+        };
+        chain = Expr::let_(Expr::var(&format!("x{i}"), None), value, chain);
+        suffixes.push(chain.clone());
+    }
+    suffixes.reverse();
+    // From the head down, then from the end up: both orders are linear.
+    let mut effects = Effects::new(false);
+    for (i, s) in suffixes.iter().enumerate() {
+        assert_eq!(effects.of(s).writes, i <= write_at, "suffix {i}");
+    }
+    let mut effects = Effects::new(false);
+    for (i, s) in suffixes.iter().enumerate().rev() {
+        assert_eq!(effects.of(s).writes, i <= write_at, "suffix {i}");
+    }
 }

@@ -125,15 +125,30 @@ impl Effects {
             | Expr::Ext(_) => Effect::default(),
             Expr::Tuple(t) => self.all(&t.fields),
             Expr::TupleGetItem(g) => self.of(&g.tuple),
-            Expr::Let(_) => {
-                // A chain in a loop; each value is remembered on its own.
-                let mut acc = Effect::default();
-                let mut cur = e.clone();
-                while let Expr::Let(l) = &cur {
+            Expr::Let(head) => {
+                // A chain in a loop, down to its end or to a let known
+                // already, then back up: every let of it is remembered, so
+                // asking about each of a chain's suffixes stays linear.
+                let mut chain = vec![head.clone()];
+                let mut acc = loop {
+                    let body = chain[chain.len() - 1].body.clone();
+                    match body.as_let() {
+                        Some(next) if !self.memo.contains_key(&body.id()) => {
+                            chain.push(next.clone());
+                        }
+                        _ => break self.of(&body),
+                    }
+                };
+                for (i, l) in chain.into_iter().enumerate().rev() {
                     acc = acc.or(self.of(&l.value));
-                    cur = l.body.clone();
+                    // The head is remembered by `of`.
+                    if i > 0 {
+                        let link = Expr::Let(l);
+                        self.memo.insert(link.id(), acc);
+                        self.keep.push(link);
+                    }
                 }
-                acc.or(self.of(&cur))
+                acc
             }
             Expr::If(i) => self
                 .of(&i.cond)
