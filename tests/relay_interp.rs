@@ -484,3 +484,245 @@ fn float16_literals_compute_and_round_trip() {
     let literals = "#[version = \"0.0.5\"]\ndef @main() {\n  (0.1f16, 0.00000006f16, 65504f16, -0f16, -inff16, -inff64)\n}\n";
     assert_eq!(print_module(&parse_module(literals).unwrap()), literals);
 }
+
+/// `@main(%x: <input>) { <call> }`, run on `x`.
+fn run_on(input: &str, call: &str, x: Value) -> Value {
+    run(
+        &format!("#[version = \"0.0.5\"]\ndef @main(%x: {input}) {{\n  {call}\n}}"),
+        &[x],
+    )
+}
+
+/// Pooling (issue 11, for the TVM model texts): a maximum ignores padding;
+/// an average divides by what it covered, padding too with
+/// `count_include_pad`; `ceil_mode` lets the last window pass the end.
+#[test]
+fn max_avg_and_global_pooling() {
+    let ty = "Tensor[(1, 1, 3, 3), float32]";
+    let x = || f32s(&[1, 1, 3, 3], &[1., 2., 3., 4., 5., 6., 7., 8., 9.]);
+    let pool = |call: &str| run_on(ty, call, x());
+    close(
+        &pool("nn.max_pool2d(%x, pool_size=[2, 2])"),
+        &[5., 6., 8., 9.],
+    );
+    close(
+        &pool("nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2])"),
+        &[5.],
+    );
+    close(
+        &pool("nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)"),
+        &[5., 6., 8., 9.],
+    );
+    close(
+        &pool("nn.avg_pool2d(%x, pool_size=[2, 2])"),
+        &[3., 4., 6., 7.],
+    );
+    close(
+        &pool("nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1, 1, 1])"),
+        &[3., 3.5, 4., 4.5, 5., 5.5, 6., 6.5, 7.],
+    );
+    let ninths = [12., 21., 16., 27., 45., 33., 24., 39., 28.].map(|v: f32| v / 9.);
+    close(
+        &pool("nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1], count_include_pad=True)"),
+        &ninths,
+    );
+    close(&pool("nn.global_avg_pool2d(%x)"), &[5.]);
+    close(
+        &pool("nn.batch_flatten(%x)"),
+        &[1., 2., 3., 4., 5., 6., 7., 8., 9.],
+    );
+    // The types agree with the values.
+    let typed = |call: &str| {
+        infer_type(&format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: {ty}) {{\n  {call}\n}}"
+        ))
+    };
+    for (call, want) in [
+        (
+            "nn.max_pool2d(%x, pool_size=[2, 2], strides=[2, 2], ceil_mode=True)",
+            "Tensor[(1, 1, 2, 2), float32]",
+        ),
+        (
+            "nn.avg_pool2d(%x, pool_size=[3, 3], padding=[1, 1])",
+            "Tensor[(1, 1, 3, 3), float32]",
+        ),
+        ("nn.global_avg_pool2d(%x)", "Tensor[(1, 1, 1, 1), float32]"),
+        ("nn.batch_flatten(%x)", "Tensor[(1, 9), float32]"),
+    ] {
+        let printed = typed(call).unwrap();
+        assert!(printed.contains(&format!("-> {want}")), "{call}: {printed}");
+    }
+    for (bad, error) in [
+        (
+            "nn.max_pool2d(%x, pool_size=[4, 4])",
+            "does not fit the padded input",
+        ),
+        (
+            "nn.max_pool2d(%x, pool_size=[0, 1])",
+            "`pool_size` must be positive",
+        ),
+        ("nn.avg_pool2d(%x, layout=\"NHWC\")", "only layout=\"NCHW\""),
+        (
+            "nn.max_pool2d(%x, strides=[0, 1])",
+            "strides and dilation must be positive",
+        ),
+    ] {
+        let err = typed(bad).unwrap_err();
+        assert!(err.contains(error), "{bad}: {err}");
+    }
+}
+
+/// `nn.conv2d_transpose` with TVM's default layouts (NCHW data, IOHW
+/// weight): each input element adds the kernel, scaled, into the output.
+#[test]
+fn conv2d_transpose_scatters_the_kernel() {
+    let x = || f32s(&[1, 1, 2, 2], &[1., 2., 3., 4.]);
+    let ones = || f32s(&[1, 1, 2, 2], &[1., 1., 1., 1.]);
+    let text = |attrs: &str| {
+        format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 1, 2, 2), float32], %w: Tensor[(1, 1, 2, 2), float32]) {{\n  nn.conv2d_transpose(%x, %w{attrs})\n}}"
+        )
+    };
+    close(
+        &run(&text(""), &[x(), ones()]),
+        &[1., 3., 2., 4., 10., 6., 3., 7., 4.],
+    );
+    close(
+        &run(&text(", strides=[2, 2]"), &[x(), ones()]),
+        &[
+            1., 1., 2., 2., 1., 1., 2., 2., 3., 3., 4., 4., 3., 3., 4., 4.,
+        ],
+    );
+    // Padding crops the output: the centre of the last one.
+    close(
+        &run(
+            &text(", strides=[2, 2], padding=[1, 1, 1, 1]"),
+            &[x(), ones()],
+        ),
+        &[1., 2., 3., 4.],
+    );
+    // Output padding adds a row and a column that nothing reaches...
+    close(
+        &run(
+            &text(", strides=[2, 2], output_padding=[1, 1]"),
+            &[x(), ones()],
+        ),
+        &[
+            1., 1., 2., 2., 0., 1., 1., 2., 2., 0., 3., 3., 4., 4., 0., 3., 3., 4., 4., 0., 0., 0.,
+            0., 0., 0.,
+        ],
+    );
+    // ... or keeps what the padding would crop at the end.
+    close(
+        &run(
+            &text(", strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 1]"),
+            &[x(), ones()],
+        ),
+        &[1., 2., 2., 3., 4., 4., 3., 4., 4.],
+    );
+    // Two groups: each input channel writes its own output channel.
+    let grouped = "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 2, 1, 1), float32], %w: Tensor[(2, 1, 1, 1), float32]) {\n  nn.conv2d_transpose(%x, %w, groups=2, channels=2)\n}";
+    close(
+        &run(
+            grouped,
+            &[
+                f32s(&[1, 2, 1, 1], &[1., 2.]),
+                f32s(&[2, 1, 1, 1], &[3., 5.]),
+            ],
+        ),
+        &[3., 10.],
+    );
+    let typed = infer_type(&text(", strides=[2, 2], output_padding=[1, 1]")).unwrap();
+    assert!(
+        typed.contains("-> Tensor[(1, 1, 5, 5), float32]"),
+        "{typed}"
+    );
+    for (bad, error) in [
+        (", kernel_layout=\"OIHW\"", "only kernel_layout=\"IOHW\""),
+        (", channels=3", "channels: 3 against 1"),
+        (
+            ", padding=[2, 2]",
+            "the padding leaves an output extent of -1",
+        ),
+        (", groups=2", "1 channels do not split into 2 groups"),
+    ] {
+        let err = infer_type(&text(bad)).unwrap_err();
+        assert!(err.contains(error), "{bad}: {err}");
+    }
+}
+
+/// `split` (a count of equal parts, or indices to cut at), `clip`, `tanh`
+/// and `sigmoid`.
+#[test]
+fn split_clip_tanh_and_sigmoid() {
+    let x = || f32s(&[6], &[0., 1., 2., 3., 4., 5.]);
+    let parts = |call: &str| match run_on("Tensor[(6), float32]", call, x()) {
+        Value::Tuple(ref items) => items.to_vec(),
+        other => panic!("a tuple, found {other:?}"),
+    };
+    let sections = parts("split(%x, indices_or_sections=3)");
+    assert_eq!(sections.len(), 3);
+    for (part, want) in sections.iter().zip([[0., 1.], [2., 3.], [4., 5.]]) {
+        close(part, &want);
+    }
+    let cut = parts("split(%x, indices_or_sections=[1, 4])");
+    close(&cut[0], &[0.]);
+    close(&cut[1], &[1., 2., 3.]);
+    close(&cut[2], &[4., 5.]);
+    let rows = run_on(
+        "Tensor[(2, 2), float32]",
+        "let %s = split(%x, indices_or_sections=2, axis=1);\n  %s.1",
+        f32s(&[2, 2], &[1., 2., 3., 4.]),
+    );
+    close(&rows, &[2., 4.]);
+    let typed = infer_type(
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(2, ?), float32]) {\n  split(%x, indices_or_sections=[1], axis=-1)\n}",
+    )
+    .unwrap();
+    assert!(
+        typed.contains("-> (Tensor[(2, 1), float32], Tensor[(2, ?), float32])"),
+        "{typed}"
+    );
+    for (bad, error) in [
+        (
+            "split(%x, indices_or_sections=4)",
+            "4 sections do not divide extent 6",
+        ),
+        (
+            "split(%x, indices_or_sections=0)",
+            "split makes 1 to 65536 sections",
+        ),
+        ("split(%x, indices_or_sections=[3, 2])", "must ascend"),
+        (
+            "split(%x, indices_or_sections=[6])",
+            "split index 6 is past extent 6",
+        ),
+        ("split(%x)", "split needs `indices_or_sections`"),
+        ("clip(%x, a_min=0f)", "clip needs a number `a_max`"),
+        ("tanh(cast(%x, dtype=\"int32\"))", "expected a float tensor"),
+    ] {
+        let err = infer_type(&format!(
+            "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(6), float32]) {{\n  {bad}\n}}"
+        ))
+        .unwrap_err();
+        assert!(err.contains(error), "{bad}: {err}");
+    }
+    let y = || f32s(&[3], &[-2., 0.5, 3.]);
+    let ty = "Tensor[(3), float32]";
+    close(
+        &run_on(ty, "clip(%x, a_min=-1f, a_max=1f)", y()),
+        &[-1., 0.5, 1.],
+    );
+    close(
+        &run_on(ty, "clip(%x, a_min=-inff, a_max=inff)", y()),
+        &[-2., 0.5, 3.],
+    );
+    close(
+        &run_on(ty, "tanh(%x)", y()),
+        &[(-2f32).tanh(), 0.5f32.tanh(), 3f32.tanh()],
+    );
+    close(
+        &run_on(ty, "sigmoid(%x)", y()),
+        &[-2f32, 0.5, 3.].map(|v| 1. / (1. + (-v).exp())),
+    );
+}

@@ -705,7 +705,7 @@ fn degenerate_shapes_and_attributes_are_errors_or_left_unfolded() {
         (
             "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 1, 9223372036854775807, 1), float32], \
              %w: Tensor[(1, 1, 0, 1), float32]) { nn.conv2d(%x, %w) }",
-            "the kernel has an extent of 0",
+            "the window has an extent of 0",
         ),
         (
             "nn.conv2d(ones(shape=[1, 2, 1, 1]), ones(shape=[3, 1, 1, 1]), groups=2)",

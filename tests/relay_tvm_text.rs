@@ -3,7 +3,8 @@
 //! `tests/relay/tvm_text/`. `cases.txt` lists each case: its name, whether
 //! TVM reads it as an expression or a module, and whether TVM accepts it.
 //!
-//! An accepted text must parse and be well-formed; printed and read again it
+//! An accepted text must parse and be well-formed, and a module must
+//! type-check (TVM's `relay.parse` runs `InferType`); printed and read again it
 //! must give the same text (a fixed point) and a structurally equal program;
 //! where TVM's test compares it with a program built in Python, that program
 //! is `<case>.expected.relay`, and they must be equal (free variables mapped,
@@ -111,6 +112,10 @@ fn check_accepted(
     parsed
         .well_formed()
         .map_err(|e| format!("is not well-formed: {e}"))?;
+    // TVM's `relay.parse` runs `InferType` on the module it read.
+    if let Parsed::Module(m) = &parsed {
+        verify(m).map_err(|e| format!("does not type-check: {e}"))?;
+    }
     let printed = parsed.print();
     if print_exact {
         let body = printed

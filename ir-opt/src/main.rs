@@ -70,8 +70,10 @@ struct Args {
     /// Check well-formedness and types after each pass.
     #[arg(long)]
     verify_each: bool,
-    /// Type-check the input before any pass runs (Relay). Without it, as in
-    /// TVM's parser, well-formed but ill-typed input is accepted; type errors
+    /// Type-check an expression input before any pass runs (Relay). A module
+    /// (`def @main ...`) is always type-checked on input, as TVM's
+    /// `relay.parse` does; an expression text, as TVM's `parse_expr`, is only
+    /// parsed: well-formed but ill-typed, it is accepted, and type errors
     /// surface when a pass needs types (`infer-type`) or with --verify-each.
     #[arg(long)]
     check_types: bool,
@@ -255,7 +257,7 @@ fn run_relay(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, S
     let program = parse(&text, &origin)?;
     well_formed(&program.module)
         .map_err(|e| format!("{origin}: the input is not well-formed: {e}"))?;
-    if args.check_types || args.verify_each {
+    if !program.expression || args.check_types || args.verify_each {
         check_module(&program.module)
             .map_err(|e| format!("{origin}: the input does not type-check: {e}"))?;
     }

@@ -181,23 +181,24 @@ fn errors_go_to_stderr_with_a_nonzero_exit() {
     );
 }
 
-/// As TVM's parser: well-formed but ill-typed text is read and printed; type
-/// errors come from a pass that needs types, or when asked for.
+/// As TVM's `parse_expr`: a well-formed but ill-typed expression is read
+/// and printed; type errors come from a pass that needs types, or when
+/// asked for. As TVM's `relay.parse`: a module is type-checked on input.
 #[test]
-fn type_errors_only_when_types_are_needed() {
-    let ill_typed = "#[version = \"0.0.5\"]\ndef @main(%x: float32) { add(%x, (1f, 2f)) }";
+fn type_errors_in_an_expression_only_when_types_are_needed() {
+    let ill_typed = "#[version = \"0.0.5\"]\nadd(1f, (1f, 2f))";
     let out = ir_opt(&["-"], Some(ill_typed));
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert_eq!(
-        text(&out.stdout),
-        "#[version = \"0.0.5\"]\ndef @main(%x: float32) {\n  add(%x, (1f, 2f))\n}\n"
-    );
-    for flags in [
-        &["-", "--check-types"][..],
-        &["-", "--verify-each", "--passes", "dce"],
-        &["-", "--passes", "infer-type"],
+    assert_eq!(text(&out.stdout), "add(1f, (1f, 2f))\n");
+    let module = "#[version = \"0.0.5\"]\ndef @main(%x: float32) { add(%x, (1f, 2f)) }";
+    for (input, flags) in [
+        (ill_typed, &["-", "--check-types"][..]),
+        (ill_typed, &["-", "--verify-each", "--passes", "dce"]),
+        (ill_typed, &["-", "--passes", "infer-type"]),
+        (module, &["-"]),
+        (module, &["-", "--passes", "dce"]),
     ] {
-        let out = ir_opt(flags, Some(ill_typed));
+        let out = ir_opt(flags, Some(input));
         assert_eq!(out.status.code(), Some(2), "{flags:?}");
         let stderr = text(&out.stderr);
         assert!(
@@ -205,6 +206,12 @@ fn type_errors_only_when_types_are_needed() {
             "{flags:?}: {stderr}"
         );
     }
+    let out = ir_opt(&["-"], Some(module));
+    assert!(
+        text(&out.stderr).contains("the input does not type-check: in @main: 2:"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

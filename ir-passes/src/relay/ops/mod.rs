@@ -4,7 +4,10 @@
 use half::f16;
 use ndarray::{ArrayD, Axis, IxDyn, Zip};
 
+mod conv2d_transpose;
 mod nn;
+mod pool;
+mod window;
 
 use super::attrs::{AttrValue, Attrs};
 use super::dtype::DType;
@@ -41,7 +44,10 @@ pub const MAX_RANK: usize = 64;
 pub const MAX_WORK: u64 = 1 << 30;
 
 fn all_ops() -> impl Iterator<Item = &'static OpDef> {
-    OPS.iter().chain(nn::NN_OPS.iter())
+    OPS.iter()
+        .chain(nn::NN_OPS.iter())
+        .chain(pool::POOL_OPS.iter())
+        .chain(conv2d_transpose::OPS.iter())
 }
 
 /// Looks up an operator by name.
@@ -175,6 +181,29 @@ static OPS: &[OpDef] = &[
     unary!("exp", float_tensor, Unary::Exp),
     unary!("log", float_tensor, Unary::Log),
     unary!("sqrt", float_tensor, Unary::Sqrt),
+    unary!("tanh", float_tensor, Unary::Tanh),
+    unary!("sigmoid", float_tensor, Unary::Sigmoid),
+    OpDef {
+        name: "clip",
+        arity: 1,
+        infer: |args, attrs| {
+            clip_bounds(attrs)?;
+            same_tensor(&args[0])
+        },
+        eval: |args, attrs| {
+            let (low, high) = clip_bounds(attrs)?;
+            // TVM's order: the upper bound first, then the lower.
+            map_array(as_tensor(&args[0])?, |a| {
+                Ok(a.mapv(|v| v.min(high).max(low)))
+            })
+        },
+    },
+    OpDef {
+        name: "split",
+        arity: 1,
+        infer: infer_split,
+        eval: eval_split,
+    },
     OpDef {
         name: "where",
         arity: 3,
@@ -427,6 +456,104 @@ fn eval_cast(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         })
         .collect();
     Tensor::from_f64s(dtype, t.shape(), &values).map(OpValue::Tensor)
+}
+
+/// `clip`'s `a_min` and `a_max`, integers or floats.
+fn clip_bounds(attrs: &Attrs) -> Result<(f64, f64), String> {
+    let bound = |key: &str| match attrs.get(key) {
+        Some(AttrValue::Float(v)) => Ok(*v),
+        Some(AttrValue::Int(v)) => Ok(*v as f64),
+        _ => Err(format!("clip needs a number `{key}`")),
+    };
+    Ok((bound("a_min")?, bound("a_max")?))
+}
+
+/// The most parts `split` makes: each is a tensor of the result's tuple.
+pub const MAX_SPLIT_PARTS: i64 = 1 << 16;
+
+/// Where `split` cuts axis `axis` of extent `extent`: `indices_or_sections`
+/// is a count of equal parts, or the ascending indices to cut at. The parts'
+/// extents, `None` where unknown.
+fn split_extents(extent: Dim, attrs: &Attrs) -> Result<Vec<Option<i64>>, String> {
+    let known = match extent {
+        Dim::Known(n) => Some(n),
+        Dim::Any => None,
+    };
+    match attrs.get("indices_or_sections") {
+        Some(AttrValue::Int(sections)) => {
+            if !(1..=MAX_SPLIT_PARTS).contains(sections) {
+                return Err(format!(
+                    "split makes 1 to {MAX_SPLIT_PARTS} sections, asked for {sections}"
+                ));
+            }
+            if let Some(n) = known
+                && n % sections != 0
+            {
+                return Err(format!("{sections} sections do not divide extent {n}"));
+            }
+            Ok(vec![known.map(|n| n / sections); *sections as usize])
+        }
+        Some(AttrValue::List(_)) => {
+            let indices = int_list(attrs, "indices_or_sections")?.unwrap_or_default();
+            if indices.len() as i64 >= MAX_SPLIT_PARTS {
+                return Err(format!("split makes at most {MAX_SPLIT_PARTS} parts"));
+            }
+            let mut begin = 0;
+            let mut out = Vec::with_capacity(indices.len() + 1);
+            for &i in &indices {
+                if i <= begin {
+                    return Err("split's indices must ascend from above 0".into());
+                }
+                out.push(Some(i - begin));
+                begin = i;
+            }
+            match known {
+                Some(n) if begin >= n && !indices.is_empty() => {
+                    return Err(format!("split index {begin} is past extent {n}"));
+                }
+                Some(n) => out.push(Some(n - begin)),
+                None => out.push(None),
+            }
+            Ok(out)
+        }
+        _ => Err("split needs `indices_or_sections`: a count or a list of indices".into()),
+    }
+}
+
+fn infer_split(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
+    let (shape, dtype) = tensor_type(&args[0])?;
+    let axis = normalize_axis(axis_attr(attrs, 0)?, shape.len())?;
+    let parts = split_extents(shape[axis], attrs)?
+        .into_iter()
+        .map(|extent| {
+            let mut s = shape.clone();
+            s[axis] = extent.map_or(Dim::Any, Dim::Known);
+            Type::tensor(s, dtype)
+        })
+        .collect();
+    Ok(Type::tuple(parts))
+}
+
+fn eval_split(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
+    let t = as_tensor(&args[0])?;
+    let axis = normalize_axis(axis_attr(attrs, 0)?, t.shape().len())?;
+    let extents = split_extents(Dim::Known(t.shape()[axis] as i64), attrs)?;
+    // Widened once: each part is a slice of the one array.
+    let wide = ArrayD::from_shape_vec(IxDyn(t.shape()), t.to_f64s()).map_err(|e| e.to_string())?;
+    let mut begin = 0usize;
+    let mut parts = Vec::with_capacity(extents.len());
+    for extent in extents {
+        let end = begin + extent.unwrap_or(0) as usize;
+        let part = wide.slice_axis(Axis(axis), ndarray::Slice::from(begin..end));
+        let values: Vec<f64> = part.iter().copied().collect();
+        parts.push(OpValue::Tensor(Tensor::from_f64s(
+            t.dtype(),
+            part.shape(),
+            &values,
+        )?));
+        begin = end;
+    }
+    Ok(OpValue::Tuple(parts))
 }
 
 /// `transpose`'s `axes`: a permutation of the dimensions (reversed when
@@ -773,7 +900,7 @@ fn squeeze(shape: &[Dim], attrs: &Attrs) -> Result<Vec<Dim>, String> {
     }
 }
 
-fn known(dims: &[Dim]) -> Result<Vec<usize>, String> {
+pub(super) fn known(dims: &[Dim]) -> Result<Vec<usize>, String> {
     dims.iter()
         .map(|d| match d {
             Dim::Known(n) if *n >= 0 => Ok(*n as usize),
@@ -922,6 +1049,8 @@ enum Unary {
     Exp,
     Log,
     Sqrt,
+    Tanh,
+    Sigmoid,
 }
 
 fn unary(v: &OpValue, kind: Unary) -> Result<OpValue, String> {
@@ -933,7 +1062,7 @@ fn unary(v: &OpValue, kind: Unary) -> Result<OpValue, String> {
                 Unary::Neg => x.wrapping_neg(),
                 Unary::Relu => x.max(0),
                 Unary::Abs => x.wrapping_abs(),
-                Unary::Exp | Unary::Log | Unary::Sqrt => x,
+                Unary::Exp | Unary::Log | Unary::Sqrt | Unary::Tanh | Unary::Sigmoid => x,
             }))
         };
     }
@@ -952,10 +1081,15 @@ fn unary(v: &OpValue, kind: Unary) -> Result<OpValue, String> {
                 Unary::Exp => x.exp(),
                 Unary::Log => x.ln(),
                 Unary::Sqrt => x.sqrt(),
+                Unary::Tanh => x.tanh(),
+                Unary::Sigmoid => 1.0 / (1.0 + (-x).exp()),
             }))
         };
     }
-    let float_only = matches!(kind, Unary::Exp | Unary::Log | Unary::Sqrt);
+    let float_only = matches!(
+        kind,
+        Unary::Exp | Unary::Log | Unary::Sqrt | Unary::Tanh | Unary::Sigmoid
+    );
     Ok(OpValue::Tensor(match t {
         Tensor::I16(_) | Tensor::I32(_) | Tensor::I64(_) if float_only => {
             return Err("this operator takes a float tensor".into());

@@ -2,6 +2,7 @@
 //! and batch_norm, with TVM's attributes. Kernels work in `f64` and round
 //! once into the result's dtype, so that they are deterministic.
 
+use super::window::{Window, require_layout};
 use super::{
     MAX_WORK, OpDef, OpValue, as_tensor, axis_attr, float_tensor, int_list, normalize_axis,
     tensor_type, value_type,
@@ -12,7 +13,7 @@ use crate::relay::tensor::Tensor;
 use crate::relay::ty::{Dim, Type};
 
 /// The operators of this file, for the registry.
-pub(super) static NN_OPS: [OpDef; 6] = [
+pub(super) static NN_OPS: [OpDef; 7] = [
     OpDef {
         name: "nn.dense",
         arity: 2,
@@ -53,6 +54,18 @@ pub(super) static NN_OPS: [OpDef; 6] = [
         eval: eval_dropout,
     },
     OpDef {
+        name: "nn.batch_flatten",
+        arity: 1,
+        infer: infer_batch_flatten,
+        eval: |args, attrs| {
+            let x = as_tensor(&args[0])?;
+            let out_type = infer_batch_flatten(&[value_type(&args[0])], attrs)?;
+            let shape = super::known(&tensor_type(&out_type)?.0)?;
+            let (_, values) = wide(x);
+            Tensor::from_f64s(x.dtype(), &shape, &values).map(OpValue::Tensor)
+        },
+    },
+    OpDef {
         name: "nn.batch_norm",
         arity: 5,
         infer: infer_batch_norm,
@@ -62,7 +75,7 @@ pub(super) static NN_OPS: [OpDef; 6] = [
 
 /// Refuses a kernel whose multiply-adds pass [`MAX_WORK`]: evaluating it
 /// would take minutes, where folding should leave the call alone.
-fn bounded_work(name: &str, work: Option<u64>) -> Result<(), String> {
+pub(super) fn bounded_work(name: &str, work: Option<u64>) -> Result<(), String> {
     match work {
         Some(w) if w <= MAX_WORK => Ok(()),
         _ => Err(format!(
@@ -71,7 +84,7 @@ fn bounded_work(name: &str, work: Option<u64>) -> Result<(), String> {
     }
 }
 
-fn same_dtype(name: &str, a: DType, b: DType) -> Result<(), String> {
+pub(super) fn same_dtype(name: &str, a: DType, b: DType) -> Result<(), String> {
     if a != b {
         return Err(format!("{name} operand types differ: {a} and {b}"));
     }
@@ -79,7 +92,7 @@ fn same_dtype(name: &str, a: DType, b: DType) -> Result<(), String> {
 }
 
 /// Two extents that must agree where both are known.
-fn agree(name: &str, what: &str, a: Dim, b: Dim) -> Result<(), String> {
+pub(super) fn agree(name: &str, what: &str, a: Dim, b: Dim) -> Result<(), String> {
     match (a, b) {
         (Dim::Known(x), Dim::Known(y)) if x != y => Err(format!("{name}: {what}: {x} against {y}")),
         _ => Ok(()),
@@ -87,7 +100,7 @@ fn agree(name: &str, what: &str, a: Dim, b: Dim) -> Result<(), String> {
 }
 
 /// `f64` values of a tensor, with its shape.
-fn wide(t: &Tensor) -> (Vec<usize>, Vec<f64>) {
+pub(super) fn wide(t: &Tensor) -> (Vec<usize>, Vec<f64>) {
     (t.shape().to_vec(), t.to_f64s())
 }
 
@@ -140,98 +153,35 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
 
 /// The attributes of a 2-D convolution, checked.
 struct Conv2d {
-    strides: [i64; 2],
-    /// Top, left, bottom, right.
-    padding: [i64; 4],
-    dilation: [i64; 2],
+    window: Window,
     groups: i64,
+}
+
+/// `groups`: a positive integer, 1 when absent.
+pub(super) fn groups(attrs: &Attrs) -> Result<i64, String> {
+    match attrs.get("groups") {
+        None => Ok(1),
+        Some(v) => v
+            .as_int()
+            .filter(|g| *g >= 1)
+            .ok_or_else(|| "`groups` must be a positive integer".into()),
+    }
 }
 
 impl Conv2d {
     fn from_attrs(attrs: &Attrs) -> Result<Conv2d, String> {
-        for (key, want) in [("data_layout", "NCHW"), ("kernel_layout", "OIHW")] {
-            match attrs.get(key) {
-                None => {}
-                Some(AttrValue::Str(s)) if s == want => {}
-                Some(other) => {
-                    return Err(format!("only {key}=\"{want}\" is supported, found {other}"));
-                }
-            }
-        }
-        if let Some(AttrValue::Str(s)) = attrs.get("out_layout")
-            && !s.is_empty()
-            && s != "NCHW"
-        {
-            return Err(format!(
-                "only out_layout=\"NCHW\" is supported, found \"{s}\""
-            ));
-        }
-        let pair = |key: &str| -> Result<[i64; 2], String> {
-            match int_list(attrs, key)?.as_deref() {
-                None => Ok([1, 1]),
-                Some(&[a]) => Ok([a, a]),
-                Some(&[a, b]) => Ok([a, b]),
-                Some(v) => Err(format!("`{key}` takes 1 or 2 values, found {}", v.len())),
-            }
-        };
-        let strides = pair("strides")?;
-        let dilation = pair("dilation")?;
-        if strides.iter().chain(&dilation).any(|&v| v < 1) {
-            return Err("strides and dilation must be positive".into());
-        }
-        let padding = match int_list(attrs, "padding")?.as_deref() {
-            None => [0; 4],
-            Some(&[p]) => [p; 4],
-            Some(&[h, w]) => [h, w, h, w],
-            Some(&[t, l, b, r]) => [t, l, b, r],
-            Some(v) => {
-                return Err(format!(
-                    "`padding` takes 1, 2 or 4 values, found {}",
-                    v.len()
-                ));
-            }
-        };
-        if padding.iter().any(|&p| p < 0) {
-            return Err("padding must not be negative".into());
-        }
-        let groups = match attrs.get("groups") {
-            None => 1,
-            Some(v) => v
-                .as_int()
-                .filter(|g| *g >= 1)
-                .ok_or("`groups` must be a positive integer")?,
-        };
+        require_layout(attrs, "data_layout", "NCHW")?;
+        require_layout(attrs, "kernel_layout", "OIHW")?;
+        require_layout(attrs, "out_layout", "NCHW")?;
         Ok(Conv2d {
-            strides,
-            padding,
-            dilation,
-            groups,
+            window: Window::from_attrs(attrs)?,
+            groups: groups(attrs)?,
         })
     }
 
     /// The output extent of spatial axis `i` (0: height, 1: width).
     fn out_extent(&self, i: usize, input: Dim, kernel: Dim) -> Result<Dim, String> {
-        let (Dim::Known(n), Dim::Known(k)) = (input, kernel) else {
-            return Ok(Dim::Any);
-        };
-        let padded = n
-            .checked_add(self.padding[i])
-            .and_then(|v| v.checked_add(self.padding[i + 2]));
-        let reach = k
-            .checked_sub(1)
-            .and_then(|v| v.checked_mul(self.dilation[i]))
-            .and_then(|v| v.checked_add(1));
-        match (padded, reach) {
-            (_, _) if k == 0 => Err("the kernel has an extent of 0".into()),
-            // The output extent is at most the padded input's, plus one.
-            (Some(p), Some(r)) if p >= r => ((p - r) / self.strides[i])
-                .checked_add(1)
-                .map(Dim::Known)
-                .ok_or_else(|| "the output extent is longer than 2^63".into()),
-            _ => Err(format!(
-                "the kernel (extent {k}) does not fit the padded input (extent {n})"
-            )),
-        }
+        self.window.out_extent(i, input, kernel, false)
     }
 }
 
@@ -316,6 +266,7 @@ fn eval_conv2d(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         out_count.and_then(|c| c.checked_mul((cg * kh * kw).max(1) as u64)),
     )?;
     let groups = conv.groups as usize;
+    let win = conv.window;
     let per_group_out = o / groups;
     let mut result = vec![0.0; n * o * oh * ow];
     for b in 0..n {
@@ -327,15 +278,15 @@ fn eval_conv2d(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
                     for ic in 0..cg {
                         let ch = g * cg + ic;
                         for ky in 0..kh {
-                            let iy = (y as i64) * conv.strides[0] + (ky as i64) * conv.dilation[0]
-                                - conv.padding[0];
+                            let iy = (y as i64) * win.strides[0] + (ky as i64) * win.dilation[0]
+                                - win.padding[0];
                             if iy < 0 || iy >= h as i64 {
                                 continue;
                             }
                             for kx in 0..kw {
-                                let ix = (xo as i64) * conv.strides[1]
-                                    + (kx as i64) * conv.dilation[1]
-                                    - conv.padding[1];
+                                let ix = (xo as i64) * win.strides[1]
+                                    + (kx as i64) * win.dilation[1]
+                                    - win.padding[1];
                                 if ix < 0 || ix >= wd as i64 {
                                     continue;
                                 }
@@ -351,6 +302,27 @@ fn eval_conv2d(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         }
     }
     Tensor::from_f64s(dtype, &out, &result).map(OpValue::Tensor)
+}
+
+// ---- nn.batch_flatten ----
+
+/// The batch axis kept, every other axis folded into one.
+fn infer_batch_flatten(args: &[Type], _: &Attrs) -> Result<Type, String> {
+    let (shape, dtype) = tensor_type(&args[0])?;
+    let Some((&batch, rest)) = shape.split_first() else {
+        return Err("nn.batch_flatten takes a tensor of rank >= 1".into());
+    };
+    let folded = rest.iter().try_fold(Some(1i64), |n, d| match (n, d) {
+        (Some(n), Dim::Known(d)) => n
+            .checked_mul(*d)
+            .map(Some)
+            .ok_or("the folded axis is longer than 2^63"),
+        _ => Ok(None),
+    })?;
+    Ok(Type::tensor(
+        vec![batch, folded.map_or(Dim::Any, Dim::Known)],
+        dtype,
+    ))
 }
 
 // ---- nn.bias_add ----
@@ -452,7 +424,7 @@ fn eval_dropout(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
 
 // ---- nn.batch_norm ----
 
-fn bool_attr(attrs: &Attrs, key: &str, default: bool) -> Result<bool, String> {
+pub(super) fn bool_attr(attrs: &Attrs, key: &str, default: bool) -> Result<bool, String> {
     match attrs.get(key) {
         None => Ok(default),
         Some(AttrValue::Bool(b)) => Ok(*b),
