@@ -280,6 +280,25 @@ def @main(%x: Tensor[(4), float32]) {
         items[2],
         Value::Tensor(Tensor::from_f64s(DType::F64, &[4], &[-1.0, 0.0, 2.0, 32767.0]).unwrap())
     );
+    // Integers to narrower integers keep the low bits, as C does; int64
+    // converts exactly.
+    let ints = run(
+        r#"#[version = "0.0.5"]
+def @main() {
+  (cast(70000, dtype="int16"), cast(9007199254740993i64, dtype="int64"), cast(-1i64, dtype="int32"))
+}"#,
+        &[],
+    );
+    let scalar = |t: Tensor| Value::Tensor(t);
+    let want = vec![
+        scalar(Tensor::I16(ndarray::arr0(4464i16).into_dyn())),
+        scalar(Tensor::I64(ndarray::arr0(9007199254740993i64).into_dyn())),
+        scalar(Tensor::scalar_i32(-1)),
+    ];
+    let Value::Tuple(got) = &ints else {
+        panic!("a tuple")
+    };
+    assert_eq!(got.to_vec(), want);
     let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: float32) { cast(%x) }").unwrap();
     assert!(verify(&m).unwrap_err().to_string().contains("dtype"));
 }

@@ -498,9 +498,22 @@ impl<'a> Parser<'a> {
                         "relay.Constant {i}: expected a \"shape\" list of integers"
                     ))
                 })?;
-            let data: Vec<f64> = c
-                .get("data")
-                .and_then(|s| s.as_array())
+            let data = c.get("data").and_then(|s| s.as_array());
+            if dtype == DType::I64 {
+                // Read exactly: through f64 they would round past 2^53.
+                let values: Vec<i64> = data
+                    .and_then(|s| s.iter().map(serde_json::Value::as_i64).collect())
+                    .ok_or_else(|| {
+                        err(format!(
+                            "relay.Constant {i}: expected a \"data\" list of int64 values"
+                        ))
+                    })?;
+                let tensor = Tensor::from_i64s(&shape, values)
+                    .map_err(|e| err(format!("relay.Constant {i}: {e}")))?;
+                self.meta.push(tensor);
+                continue;
+            }
+            let data: Vec<f64> = data
                 .and_then(|s| {
                     s.iter()
                         .map(|d| {

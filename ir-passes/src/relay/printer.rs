@@ -1067,23 +1067,10 @@ impl Printer {
                 out.push(',');
             }
             out.push_str("{\"data\":[");
-            for (j, x) in t.to_f64s().into_iter().enumerate() {
-                if j > 0 {
-                    out.push(',');
-                }
-                // JSON has no NaN or infinity: they are written as strings,
-                // which the parser reads back.
-                match x {
-                    x if x.is_nan() => out.push_str("\"nan\""),
-                    f64::INFINITY => out.push_str("\"inf\""),
-                    f64::NEG_INFINITY => out.push_str("\"-inf\""),
-                    x => {
-                        let _ = write!(out, "{}", serde_json::Value::from(x));
-                    }
-                }
-            }
+            write_metadata_values(&mut out, t);
+            out.push(']');
             let dtype = serde_json::Value::from(t.dtype().to_string());
-            let _ = write!(out, "],\"dtype\":{dtype},\"shape\":[");
+            let _ = write!(out, ",\"dtype\":{dtype},\"shape\":[");
             for (j, d) in t.shape().iter().enumerate() {
                 if j > 0 {
                     out.push(',');
@@ -1094,5 +1081,32 @@ impl Printer {
         }
         out.push_str("]}\n");
         out
+    }
+}
+
+/// A constant's values in the `#[metadata]` JSON, comma-separated: int64
+/// exactly (through f64 they would round past 2^53), and the rest as
+/// `serde_json` writes an f64, NaN and infinities as strings (JSON has
+/// none), which the parser reads back.
+fn write_metadata_values(out: &mut String, t: &Tensor) {
+    let mut sep = "";
+    if let Tensor::I64(a) = t {
+        for x in a {
+            let _ = write!(out, "{sep}{x}");
+            sep = ",";
+        }
+        return;
+    }
+    for x in t.to_f64s() {
+        out.push_str(sep);
+        sep = ",";
+        match x {
+            x if x.is_nan() => out.push_str("\"nan\""),
+            f64::INFINITY => out.push_str("\"inf\""),
+            f64::NEG_INFINITY => out.push_str("\"-inf\""),
+            x => {
+                let _ = write!(out, "{}", serde_json::Value::from(x));
+            }
+        }
     }
 }

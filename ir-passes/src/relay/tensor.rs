@@ -142,6 +142,26 @@ impl Tensor {
         })
     }
 
+    /// An int64 tensor of `shape` holding `values`, row-major: exact, where
+    /// [`Tensor::from_f64s`] rounds past 2^53.
+    pub fn from_i64s(shape: &[usize], values: Vec<i64>) -> Result<Self, String> {
+        let n = shape
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))
+            .ok_or_else(|| {
+                format!("shape {shape:?} has more elements than an address can count")
+            })?;
+        if n != values.len() {
+            return Err(format!(
+                "shape {shape:?} needs {n} values, found {}",
+                values.len()
+            ));
+        }
+        ArrayD::from_shape_vec(IxDyn(shape), values)
+            .map(Tensor::I64)
+            .map_err(|e| e.to_string())
+    }
+
     /// The values as `f64`, row-major (the metadata form).
     pub fn to_f64s(&self) -> Vec<f64> {
         match self {

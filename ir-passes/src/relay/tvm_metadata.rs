@@ -175,7 +175,16 @@ fn ndarray_from_bytes(bytes: &[u8]) -> Result<Tensor, String> {
     if usize::try_from(size).ok() != Some(need) || r.0.len() < need {
         return Err("the data size does not match the shape".into());
     }
-    let values: Vec<f64> = r.0[..need]
+    let bytes = &r.0[..need];
+    if let (DTypeCode::Int, 64) = (code, bits) {
+        // Not through f64, which rounds past 2^53.
+        let values: Vec<i64> = bytes
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        return Tensor::from_i64s(&shape, values);
+    }
+    let values: Vec<f64> = bytes
         .chunks_exact(width)
         .map(|c| match (code, bits) {
             (DTypeCode::Float, 16) => half::f16::from_le_bytes([c[0], c[1]]).to_f64(),
@@ -184,7 +193,6 @@ fn ndarray_from_bytes(bytes: &[u8]) -> Result<Tensor, String> {
             (DTypeCode::Int, 8) => f64::from(c[0] as i8),
             (DTypeCode::Int, 16) => f64::from(i16::from_le_bytes([c[0], c[1]])),
             (DTypeCode::Int, 32) => f64::from(i32::from_le_bytes([c[0], c[1], c[2], c[3]])),
-            (DTypeCode::Int, 64) => i64::from_le_bytes(c.try_into().unwrap_or([0; 8])) as f64,
             _ => f64::from(c[0]),
         })
         .collect();

@@ -162,6 +162,29 @@ macro_rules! unary {
     };
 }
 
+/// Applies `$body`, a rearrangement of the elements of array `$a` that works
+/// for any element type (a reshape, a transpose, a slice), to the tensor's
+/// own elements: they never pass through `f64`, so int64 stays exact.
+macro_rules! rearranged {
+    ($t:expr, |$a:ident| $body:expr) => {{
+        fn checked<T>(r: Result<T, String>) -> Result<T, String> {
+            r
+        }
+        let out = || -> Result<Tensor, String> {
+            Ok(match $t {
+                Tensor::Bool($a) => Tensor::Bool(checked($body)?),
+                Tensor::I16($a) => Tensor::I16(checked($body)?),
+                Tensor::I32($a) => Tensor::I32(checked($body)?),
+                Tensor::I64($a) => Tensor::I64(checked($body)?),
+                Tensor::F16($a) => Tensor::F16(checked($body)?),
+                Tensor::F32($a) => Tensor::F32(checked($body)?),
+                Tensor::F64($a) => Tensor::F64(checked($body)?),
+            })
+        };
+        out().map(OpValue::Tensor)
+    }};
+}
+
 static OPS: &[OpDef] = &[
     elementwise!("add", Bin::Add),
     elementwise!("subtract", Bin::Sub),
@@ -228,7 +251,7 @@ static OPS: &[OpDef] = &[
             let t = as_tensor(&args[0])?;
             let dims: Vec<Dim> = t.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
             let new = known(&reshape_dims(&dims, attrs)?)?;
-            map_array(t, |a| {
+            rearranged!(t, |a| {
                 a.to_shape(IxDyn(&new))
                     .map(|v| v.to_owned())
                     .map_err(|e| e.to_string())
@@ -246,7 +269,7 @@ static OPS: &[OpDef] = &[
             let t = as_tensor(&args[0])?;
             let dims: Vec<Dim> = t.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
             let new = known(&expand_dims(&dims, attrs)?)?;
-            map_array(t, |a| {
+            rearranged!(t, |a| {
                 a.to_shape(IxDyn(&new))
                     .map(|v| v.to_owned())
                     .map_err(|e| e.to_string())
@@ -264,7 +287,7 @@ static OPS: &[OpDef] = &[
             let t = as_tensor(&args[0])?;
             let dims: Vec<Dim> = t.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
             let new = known(&squeeze(&dims, attrs)?)?;
-            map_array(t, |a| {
+            rearranged!(t, |a| {
                 a.to_shape(IxDyn(&new))
                     .map(|v| v.to_owned())
                     .map_err(|e| e.to_string())
@@ -285,7 +308,7 @@ static OPS: &[OpDef] = &[
         eval: |args, attrs| {
             let t = as_tensor(&args[0])?;
             let axes = transpose_axes(t.shape().len(), attrs)?;
-            map_array(t, |a| {
+            rearranged!(t, |a| {
                 Ok(a.clone()
                     .permuted_axes(IxDyn(&axes))
                     .as_standard_layout()
@@ -443,13 +466,33 @@ fn cast_dtype(attrs: &Attrs) -> Result<DType, String> {
 fn eval_cast(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let t = as_tensor(&args[0])?;
     let dtype = cast_dtype(attrs)?;
+    // Integers to integers keep the low bits, as C's conversions do, and
+    // never pass through f64 (which rounds int64 past 2^53).
+    macro_rules! ints_to {
+        ($variant:ident, $t:ty) => {
+            match t {
+                Tensor::I16(a) => Some(Tensor::$variant(a.mapv(|v| v as $t))),
+                Tensor::I32(a) => Some(Tensor::$variant(a.mapv(|v| v as $t))),
+                Tensor::I64(a) => Some(Tensor::$variant(a.mapv(|v| v as $t))),
+                _ => None,
+            }
+        };
+    }
+    let exact = match dtype {
+        DType::I16 => ints_to!(I16, i16),
+        DType::I32 => ints_to!(I32, i32),
+        DType::I64 => ints_to!(I64, i64),
+        _ => None,
+    };
+    if let Some(out) = exact {
+        return Ok(OpValue::Tensor(out));
+    }
     let values: Vec<f64> = t
         .to_f64s()
         .into_iter()
         .map(|v| match dtype {
             DType::I16 => (v.trunc() as i16).into(),
             DType::I32 => (v.trunc() as i32).into(),
-            // i64 values beyond 2^53 are already rounded in f64.
             DType::I64 if v.is_nan() => 0.0,
             DType::I64 => v.trunc().clamp(i64::MIN as f64, i64::MAX as f64),
             _ => v,
@@ -538,19 +581,14 @@ fn eval_split(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let t = as_tensor(&args[0])?;
     let axis = normalize_axis(axis_attr(attrs, 0)?, t.shape().len())?;
     let extents = split_extents(Dim::Known(t.shape()[axis] as i64), attrs)?;
-    // Widened once: each part is a slice of the one array.
-    let wide = ArrayD::from_shape_vec(IxDyn(t.shape()), t.to_f64s()).map_err(|e| e.to_string())?;
     let mut begin = 0usize;
     let mut parts = Vec::with_capacity(extents.len());
     for extent in extents {
         let end = begin + extent.unwrap_or(0) as usize;
-        let part = wide.slice_axis(Axis(axis), ndarray::Slice::from(begin..end));
-        let values: Vec<f64> = part.iter().copied().collect();
-        parts.push(OpValue::Tensor(Tensor::from_f64s(
-            t.dtype(),
-            part.shape(),
-            &values,
-        )?));
+        parts.push(rearranged!(t, |a| {
+            Ok(a.slice_axis(Axis(axis), ndarray::Slice::from(begin..end))
+                .to_owned())
+        })?);
         begin = end;
     }
     Ok(OpValue::Tuple(parts))
@@ -1112,8 +1150,9 @@ fn map_array(
     t: &Tensor,
     f: impl Fn(&ArrayD<f64>) -> Result<ArrayD<f64>, String>,
 ) -> Result<OpValue, String> {
-    // Shape-only operators move values through f64: exact for every value of
-    // the supported dtypes except int64 beyond 2^53.
+    // Arithmetic kernels (`clip`, `sum`, `mean`) compute in f64: exact for
+    // every value of the supported dtypes except int64 beyond 2^53.
+    // Operators that only move elements use `rearranged!`, exact for all.
     let shape = t.shape().to_vec();
     let wide = ArrayD::from_shape_vec(IxDyn(&shape), t.to_f64s()).map_err(|e| e.to_string())?;
     let out = f(&wide)?;
@@ -1127,23 +1166,39 @@ fn eval_where(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
         return Err("the condition of where must be bool".into());
     };
     let (x, y) = (as_tensor(&args[1])?, as_tensor(&args[2])?);
-    if x.dtype() != y.dtype() {
-        return Err("where branches differ in dtype".into());
+    // Each dtype selects its own elements: int64 stays exact.
+    macro_rules! each_dtype {
+        ($($v:ident),*) => {
+            match (x, y) {
+                $((Tensor::$v(x), Tensor::$v(y)) => Tensor::$v(select(c, x, y)?),)*
+                _ => return Err("where branches differ in dtype".into()),
+            }
+        };
     }
-    let xs = ArrayD::from_shape_vec(IxDyn(x.shape()), x.to_f64s()).map_err(|e| e.to_string())?;
-    let ys = ArrayD::from_shape_vec(IxDyn(y.shape()), y.to_f64s()).map_err(|e| e.to_string())?;
-    let xy = zip_map(&xs, &ys, |a, b| (a, b))?;
-    let cd: Vec<Dim> = c.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
-    let xyd: Vec<Dim> = xy.shape().iter().map(|&d| Dim::Known(d as i64)).collect();
-    let shape = known(&broadcast_dims(&cd, &xyd)?)?;
-    let (Some(cv), Some(xyv)) = (c.broadcast(IxDyn(&shape)), xy.broadcast(IxDyn(&shape))) else {
+    Ok(OpValue::Tensor(each_dtype!(
+        Bool, I16, I32, I64, F16, F32, F64
+    )))
+}
+
+/// `c ? x : y` elementwise, the three broadcast together.
+fn select<T: Clone>(c: &ArrayD<bool>, x: &ArrayD<T>, y: &ArrayD<T>) -> Result<ArrayD<T>, String> {
+    let dims = |s: &[usize]| -> Vec<Dim> { s.iter().map(|&d| Dim::Known(d as i64)).collect() };
+    let shape = known(&broadcast_dims(
+        &broadcast_dims(&dims(c.shape()), &dims(x.shape()))?,
+        &dims(y.shape()),
+    )?)?;
+    let shape = IxDyn(&shape);
+    let (Some(cv), Some(xv), Some(yv)) = (
+        c.broadcast(shape.clone()),
+        x.broadcast(shape.clone()),
+        y.broadcast(shape),
+    ) else {
         return Err("shapes do not broadcast".into());
     };
-    let out = Zip::from(&cv)
-        .and(&xyv)
-        .map_collect(|&c, &(a, b)| if c { a } else { b });
-    let values: Vec<f64> = out.iter().copied().collect();
-    Tensor::from_f64s(x.dtype(), &shape, &values).map(OpValue::Tensor)
+    Ok(Zip::from(&cv)
+        .and(&xv)
+        .and(&yv)
+        .map_collect(|&c, x, y| if c { x.clone() } else { y.clone() }))
 }
 
 fn eval_concatenate(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
@@ -1155,16 +1210,26 @@ fn eval_concatenate(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> 
         return Err("concatenate needs at least one tensor".into());
     };
     let axis = normalize_axis(axis_attr(attrs, 0)?, first.shape().len())?;
-    let wide: Vec<ArrayD<f64>> = tensors
-        .iter()
-        .map(|t| ArrayD::from_shape_vec(IxDyn(t.shape()), t.to_f64s()).map_err(|e| e.to_string()))
-        .collect::<Result<_, _>>()?;
-    if tensors.iter().any(|t| t.dtype() != first.dtype()) {
-        return Err("concatenate needs tensors of one dtype".into());
+    // Each dtype joins its own elements: int64 stays exact.
+    macro_rules! each_dtype {
+        ($($v:ident),*) => {
+            match first {
+                $(Tensor::$v(_) => {
+                    let views = tensors
+                        .iter()
+                        .map(|t| match t {
+                            Tensor::$v(a) => Ok(a.view()),
+                            _ => Err("concatenate needs tensors of one dtype".to_string()),
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Tensor::$v(
+                        ndarray::concatenate(Axis(axis), &views).map_err(|e| e.to_string())?,
+                    )
+                })*
+            }
+        };
     }
-    let views: Vec<_> = wide.iter().map(|a| a.view()).collect();
-    let out = ndarray::concatenate(Axis(axis), &views).map_err(|e| e.to_string())?;
-    let shape = out.shape().to_vec();
-    let values: Vec<f64> = out.iter().copied().collect();
-    Tensor::from_f64s(first.dtype(), &shape, &values).map(OpValue::Tensor)
+    Ok(OpValue::Tensor(each_dtype!(
+        Bool, I16, I32, I64, F16, F32, F64
+    )))
 }
