@@ -44,6 +44,20 @@ macro_rules! each_array {
     };
 }
 
+/// The element count of `shape` when `given` values fill it exactly. The
+/// shape comes from the input: its element count may overflow.
+fn fits(shape: &[usize], given: usize) -> Result<usize, String> {
+    let Some(n) = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) else {
+        return Err(format!(
+            "shape {shape:?} has more elements than an address can count"
+        ));
+    };
+    if n != given {
+        return Err(format!("shape {shape:?} needs {n} values, found {given}"));
+    }
+    Ok(n)
+}
+
 impl Tensor {
     /// The element type.
     pub fn dtype(&self) -> DType {
@@ -94,18 +108,7 @@ impl Tensor {
 
     /// Builds a tensor of `dtype` from row-major `f64` values (the metadata form).
     pub fn from_f64s(dtype: DType, shape: &[usize], values: &[f64]) -> Result<Self, String> {
-        // The shape comes from the input: its element count may overflow.
-        let Some(n) = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) else {
-            return Err(format!(
-                "shape {shape:?} has more elements than an address can count"
-            ));
-        };
-        if n != values.len() {
-            return Err(format!(
-                "shape {shape:?} needs {n} values, found {}",
-                values.len()
-            ));
-        }
+        let n = fits(shape, values.len())?;
         let shape = IxDyn(shape);
         macro_rules! ints {
             ($variant:ident, $t:ty) => {{
@@ -145,21 +148,15 @@ impl Tensor {
     /// An int64 tensor of `shape` holding `values`, row-major: exact, where
     /// [`Tensor::from_f64s`] rounds past 2^53.
     pub fn from_i64s(shape: &[usize], values: Vec<i64>) -> Result<Self, String> {
-        let n = shape
-            .iter()
-            .try_fold(1usize, |n, &d| n.checked_mul(d))
-            .ok_or_else(|| {
-                format!("shape {shape:?} has more elements than an address can count")
-            })?;
-        if n != values.len() {
-            return Err(format!(
-                "shape {shape:?} needs {n} values, found {}",
-                values.len()
-            ));
-        }
+        fits(shape, values.len())?;
         ArrayD::from_shape_vec(IxDyn(shape), values)
             .map(Tensor::I64)
             .map_err(|e| e.to_string())
+    }
+
+    /// How many elements it holds.
+    pub fn element_count(&self) -> usize {
+        each_array!(self, a => a.len())
     }
 
     /// The values as `f64`, row-major (the metadata form).

@@ -74,9 +74,11 @@ pub struct ConstantFolder {
     budget: Arc<AtomicU64>,
     /// [`ConstantFolder::static_type`]'s answers, and their nodes kept alive.
     static_types: IdMap<Expr, Option<Type>>,
-    /// [`ConstantFolder::value_size`]'s answers (nodes kept in `static_keep`).
+    /// [`ConstantFolder::value_size`]'s answers.
     value_sizes: IdMap<Expr, Option<(u64, u64)>>,
-    static_keep: Vec<Expr>,
+    /// The nodes both memos answered for, kept alive so that no address
+    /// is reused while they live.
+    answered: Vec<Expr>,
     /// Calls of constants left unfolded because their result would have
     /// more elements than `max_elements` or the budget allows.
     over_bound: usize,
@@ -94,7 +96,7 @@ impl Default for ConstantFolder {
             budget: Arc::new(AtomicU64::new(DEFAULT_MAX_TOTAL_ELEMENTS)),
             static_types: IdMap::default(),
             value_sizes: IdMap::default(),
-            static_keep: Vec::new(),
+            answered: Vec::new(),
             over_bound: 0,
         }
     }
@@ -196,11 +198,11 @@ impl ConstantFolder {
             return *size;
         }
         let size = ir_core::stack::guarded(|| match e {
-            Expr::Constant(c) => Some((c.data.shape().iter().product::<usize>() as u64, 1)),
+            Expr::Constant(c) => Some((c.data.element_count() as u64, 1)),
             Expr::Ext(x) => x
                 .interface()
                 .constant()
-                .map(|t| (t.shape().iter().product::<usize>() as u64, 1)),
+                .map(|t| (t.element_count() as u64, 1)),
             Expr::Tuple(t) => t.fields.iter().try_fold((0u64, 0u64), |(n, k), f| {
                 let (fn_, fk) = self.value_size(f)?;
                 Some((n.saturating_add(fn_), k.saturating_add(fk)))
@@ -208,7 +210,7 @@ impl ConstantFolder {
             _ => None,
         });
         self.value_sizes.insert(e.id(), size);
-        self.static_keep.push(e.clone());
+        self.answered.push(e.clone());
         size
     }
 
@@ -254,7 +256,7 @@ impl ConstantFolder {
             _ => None,
         });
         self.static_types.insert(e.id(), t.clone());
-        self.static_keep.push(e.clone());
+        self.answered.push(e.clone());
         t
     }
 }
@@ -403,7 +405,7 @@ impl ExprMutator for ConstantFolder {
 /// The elements of a folded value.
 fn elements_of(v: &OpValue) -> u64 {
     match v {
-        OpValue::Tensor(t) => t.shape().iter().product::<usize>() as u64,
+        OpValue::Tensor(t) => t.element_count() as u64,
         OpValue::Tuple(items) => items.iter().map(elements_of).sum(),
     }
 }
