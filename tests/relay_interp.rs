@@ -709,7 +709,7 @@ fn split_clip_tanh_and_sigmoid() {
         ),
         (
             "split(%x, indices_or_sections=0)",
-            "split makes 1 to 65536 sections",
+            "split makes 1 to 1024 sections",
         ),
         ("split(%x, indices_or_sections=[3, 2])", "must ascend"),
         (

@@ -511,8 +511,9 @@ fn clip_bounds(attrs: &Attrs) -> Result<(f64, f64), String> {
     Ok((bound("a_min")?, bound("a_max")?))
 }
 
-/// The most parts `split` makes: each is a tensor of the result's tuple.
-pub const MAX_SPLIT_PARTS: i64 = 1 << 16;
+/// The most parts `split` makes. Each is a field of the result's tuple
+/// type: an attribute of a few bytes must not make a type of any size.
+pub const MAX_SPLIT_PARTS: i64 = 1 << 10;
 
 /// Where `split` cuts axis `axis` of extent `extent`: `indices_or_sections`
 /// is a count of equal parts, or the ascending indices to cut at. The parts'
@@ -566,12 +567,19 @@ fn split_extents(extent: Dim, attrs: &Attrs) -> Result<Vec<Option<i64>>, String>
 fn infer_split(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     let (shape, dtype) = tensor_type(&args[0])?;
     let axis = normalize_axis(axis_attr(attrs, 0)?, shape.len())?;
+    // Parts of one extent share one type node.
+    let mut last: Option<(Option<i64>, Type)> = None;
     let parts = split_extents(shape[axis], attrs)?
         .into_iter()
-        .map(|extent| {
-            let mut s = shape.clone();
-            s[axis] = extent.map_or(Dim::Any, Dim::Known);
-            Type::tensor(s, dtype)
+        .map(|extent| match &last {
+            Some((e, t)) if *e == extent => t.clone(),
+            _ => {
+                let mut s = shape.clone();
+                s[axis] = extent.map_or(Dim::Any, Dim::Known);
+                let t = Type::tensor(s, dtype);
+                last = Some((extent, t.clone()));
+                t
+            }
         })
         .collect();
     Ok(Type::tuple(parts))
