@@ -19,11 +19,12 @@ impl fmt::Display for Pos {
     }
 }
 
-/// A token.
+/// A token. Names borrow from the text: lexing allocates only for string
+/// literals (which may hold escapes) and the token vector.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Tok {
+pub enum Tok<'a> {
     /// A name.
-    Name(String),
+    Name(&'a str),
     /// An integer literal.
     Int(i64),
     /// A float literal.
@@ -42,7 +43,7 @@ pub enum Tok {
     Eof,
 }
 
-impl fmt::Display for Tok {
+impl fmt::Display for Tok<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Tok::Name(n) => write!(f, "`{n}`"),
@@ -72,26 +73,32 @@ const PUNCT: &[&str] = &[
     "+", "-", "*", "%", "@", "<", ">", "/",
 ];
 
-/// Splits `text` into tokens.
-pub fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, LexError> {
+/// Splits `text` into tokens. It works on bytes (everything but string
+/// literals and comments is ASCII); a column counts characters.
+pub fn lex(text: &str) -> Result<Vec<(Tok<'_>, Pos)>, LexError> {
     let mut out = Vec::new();
     let mut indents: Vec<usize> = vec![0];
     let mut depth = 0usize; // bracket nesting
     for (line_no, line) in text.lines().enumerate() {
         let line_no = line_no as u32 + 1;
-        let chars: Vec<char> = line.chars().collect();
+        let bytes = line.as_bytes();
+        let ascii = line.is_ascii();
         let mut i = 0;
         let pos_at = |i: usize| Pos {
             line: line_no,
-            col: i as u32 + 1,
+            col: if ascii {
+                i as u32 + 1
+            } else {
+                line[..i].chars().count() as u32 + 1
+            },
         };
         if depth == 0 {
             let mut width = 0;
-            while i < chars.len() && (chars[i] == ' ' || chars[i] == '\t') {
-                width += if chars[i] == '\t' { 8 - width % 8 } else { 1 };
+            while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
+                width += if bytes[i] == b'\t' { 8 - width % 8 } else { 1 };
                 i += 1;
             }
-            if i == chars.len() || chars[i] == '#' {
+            if i == bytes.len() || bytes[i] == b'#' {
                 continue; // blank or comment-only line
             }
             let current = *indents.last().unwrap_or(&0);
@@ -111,43 +118,40 @@ pub fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, LexError> {
                 }
             }
         }
-        while i < chars.len() {
-            let c = chars[i];
-            let start = pos_at(i);
-            if c == ' ' || c == '\t' {
+        let run = |mut i: usize, f: fn(u8) -> bool| {
+            while i < bytes.len() && f(bytes[i]) {
                 i += 1;
-            } else if c == '#' {
+            }
+            i
+        };
+        while i < bytes.len() {
+            let c = bytes[i];
+            let start = pos_at(i);
+            if c == b' ' || c == b'\t' {
+                i += 1;
+            } else if c == b'#' {
                 break;
-            } else if c.is_ascii_alphabetic() || c == '_' {
+            } else if c.is_ascii_alphabetic() || c == b'_' {
                 let s = i;
-                while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
-                    i += 1;
-                }
-                out.push((Tok::Name(chars[s..i].iter().collect()), start));
+                i = run(i, |b| b.is_ascii_alphanumeric() || b == b'_');
+                out.push((Tok::Name(&line[s..i]), start));
             } else if c.is_ascii_digit() {
                 let s = i;
-                while i < chars.len() && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
+                i = run(i, |b| b.is_ascii_digit());
                 let mut float = false;
-                if i < chars.len() && chars[i] == '.' {
+                if bytes.get(i) == Some(&b'.') {
+                    float = true;
+                    i = run(i + 1, |b| b.is_ascii_digit());
+                }
+                if matches!(bytes.get(i), Some(b'e' | b'E')) {
                     float = true;
                     i += 1;
-                    while i < chars.len() && chars[i].is_ascii_digit() {
+                    if matches!(bytes.get(i), Some(b'+' | b'-')) {
                         i += 1;
                     }
+                    i = run(i, |b| b.is_ascii_digit());
                 }
-                if i < chars.len() && (chars[i] == 'e' || chars[i] == 'E') {
-                    float = true;
-                    i += 1;
-                    if i < chars.len() && (chars[i] == '+' || chars[i] == '-') {
-                        i += 1;
-                    }
-                    while i < chars.len() && chars[i].is_ascii_digit() {
-                        i += 1;
-                    }
-                }
-                let text: String = chars[s..i].iter().collect();
+                let text = &line[s..i];
                 let tok = if float {
                     text.parse().map(Tok::Float).ok()
                 } else {
@@ -162,48 +166,22 @@ pub fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, LexError> {
                         });
                     }
                 }
-            } else if c == '"' || c == '\'' {
-                i += 1;
-                let mut s = String::new();
-                loop {
-                    match chars.get(i) {
-                        None => {
-                            return Err(LexError {
-                                pos: start,
-                                message: "unterminated string".into(),
-                            });
-                        }
-                        Some(&q) if q == c => {
-                            i += 1;
-                            break;
-                        }
-                        Some('\\') => {
-                            match chars.get(i + 1) {
-                                Some('n') => s.push('\n'),
-                                Some('t') => s.push('\t'),
-                                Some(&e) => s.push(e),
-                                None => {
-                                    return Err(LexError {
-                                        pos: start,
-                                        message: "unterminated string".into(),
-                                    });
-                                }
-                            }
-                            i += 2;
-                        }
-                        Some(&ch) => {
-                            s.push(ch);
-                            i += 1;
-                        }
-                    }
-                }
+            } else if c == b'"' || c == b'\'' {
+                let (s, len) = string_literal(&line[i + 1..], char::from(c)).ok_or(LexError {
+                    pos: start,
+                    message: "unterminated string".into(),
+                })?;
+                i += 1 + len;
                 out.push((Tok::Str(s), start));
             } else {
-                let rest: String = chars[i..chars.len().min(i + 2)].iter().collect();
-                let Some(p) = PUNCT.iter().find(|p| rest.starts_with(**p)) else {
+                let Some(p) = PUNCT.iter().find(|p| bytes[i..].starts_with(p.as_bytes())) else {
+                    let ch = line[i..]
+                        .chars()
+                        .next()
+                        .unwrap_or(char::REPLACEMENT_CHARACTER);
                     return Err(LexError {
                         pos: start,
-                        message: format!("unexpected character `{c}`"),
+                        message: format!("unexpected character `{ch}`"),
                     });
                 };
                 match *p {
@@ -221,7 +199,7 @@ pub fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, LexError> {
                 Some((Tok::Newline | Tok::Indent | Tok::Dedent, _)) | None
             )
         {
-            out.push((Tok::Newline, pos_at(chars.len())));
+            out.push((Tok::Newline, pos_at(bytes.len())));
         }
     }
     let end = Pos {
@@ -240,4 +218,23 @@ pub fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, LexError> {
     }
     out.push((Tok::Eof, end));
     Ok(out)
+}
+
+/// A string literal's value, from just after its opening `quote`, and how
+/// many bytes it takes with the closing quote; `None` if it never closes.
+fn string_literal(rest: &str, quote: char) -> Option<(String, usize)> {
+    let mut s = String::new();
+    let mut chars = rest.char_indices();
+    while let Some((at, ch)) = chars.next() {
+        match ch {
+            q if q == quote => return Some((s, at + q.len_utf8())),
+            '\\' => match chars.next()?.1 {
+                'n' => s.push('\n'),
+                't' => s.push('\t'),
+                e => s.push(e),
+            },
+            ch => s.push(ch),
+        }
+    }
+    None
 }

@@ -81,8 +81,8 @@ pub fn parse_module(text: &str) -> Result<RelaxModule, ParseError> {
     p.module()
 }
 
-struct Parser {
-    toks: Vec<(Tok, Pos)>,
+struct Parser<'a> {
+    toks: Vec<(Tok<'a>, Pos)>,
     at: usize,
     bb: BlockBuilder,
     /// Global function name -> its signature.
@@ -118,14 +118,14 @@ impl Scope {
     }
 }
 
-impl Parser {
+impl<'a> Parser<'a> {
     // ---- tokens ----------------------------------------------------------------
 
-    fn peek(&self) -> &Tok {
+    fn peek(&self) -> &Tok<'a> {
         &self.toks[self.at.min(self.toks.len() - 1)].0
     }
 
-    fn peek_at(&self, k: usize) -> &Tok {
+    fn peek_at(&self, k: usize) -> &Tok<'a> {
         &self.toks[(self.at + k).min(self.toks.len() - 1)].0
     }
 
@@ -133,7 +133,7 @@ impl Parser {
         self.toks[self.at.min(self.toks.len() - 1)].1
     }
 
-    fn bump(&mut self) -> Tok {
+    fn bump(&mut self) -> Tok<'a> {
         let t = self.peek().clone();
         if self.at < self.toks.len() - 1 {
             self.at += 1;
@@ -184,10 +184,10 @@ impl Parser {
     }
 
     fn is_name(&self, n: &str) -> bool {
-        matches!(self.peek(), Tok::Name(m) if m == n)
+        matches!(self.peek(), Tok::Name(m) if *m == n)
     }
 
-    fn name(&mut self) -> PResult<String> {
+    fn name(&mut self) -> PResult<&'a str> {
         match self.peek().clone() {
             Tok::Name(n) => {
                 self.bump();
@@ -219,20 +219,20 @@ impl Parser {
 
     /// `R.` `name` (`R.nn.relu` gives `nn.relu`).
     fn dotted_after(&mut self) -> PResult<String> {
-        let mut name = self.name()?;
+        let mut name = self.name()?.to_owned();
         while self.is_punct(".") {
             self.bump();
             name.push('.');
-            name.push_str(&self.name()?);
+            name.push_str(self.name()?);
         }
         Ok(name)
     }
 
     /// Whether the next tokens are `prefix . name`.
     fn at_qualified(&self, prefix: &str, name: &str) -> bool {
-        matches!(self.peek(), Tok::Name(p) if p == prefix)
+        matches!(self.peek(), Tok::Name(p) if *p == prefix)
             && matches!(self.peek_at(1), Tok::Punct("."))
-            && matches!(self.peek_at(2), Tok::Name(n) if n == name)
+            && matches!(self.peek_at(2), Tok::Name(n) if *n == name)
     }
 
     // ---- module ---------------------------------------------------------------------
@@ -244,7 +244,7 @@ impl Parser {
                 Tok::Newline => {
                     self.bump();
                 }
-                Tok::Name(n) if n == "import" || n == "from" => self.skip_line(),
+                Tok::Name(n) if *n == "import" || *n == "from" => self.skip_line(),
                 Tok::Name(_) if matches!(self.peek_at(1), Tok::Punct("=")) => self.skip_line(),
                 _ => return self.expected("`@I.ir_module` or `@R.function`"),
             }
@@ -257,7 +257,7 @@ impl Parser {
             self.bump();
             self.newline()?;
             self.keyword("class")?;
-            self.class_name = Some(self.name()?);
+            self.class_name = Some(self.name()?.to_owned());
             self.punct(":")?;
             self.newline()?;
             if !matches!(self.peek(), Tok::Indent) {
@@ -299,9 +299,9 @@ impl Parser {
 
     fn at_qualified_decorator(&self, prefix: &str, name: &str) -> bool {
         matches!(self.peek(), Tok::Punct("@"))
-            && matches!(self.peek_at(1), Tok::Name(p) if p == prefix)
+            && matches!(self.peek_at(1), Tok::Name(p) if *p == prefix)
             && matches!(self.peek_at(2), Tok::Punct("."))
-            && matches!(self.peek_at(3), Tok::Name(n) if n == name)
+            && matches!(self.peek_at(3), Tok::Name(n) if *n == name)
     }
 
     fn skip_line(&mut self) {
@@ -341,7 +341,7 @@ impl Parser {
             pure,
         }
         .into();
-        Ok((name, sig))
+        Ok((name.to_owned(), sig))
     }
 
     /// `@R.function(...)` `def name(params) -> ret:` NEWLINE; the body's
@@ -350,7 +350,7 @@ impl Parser {
     fn header(
         &mut self,
         scope: &mut Scope,
-    ) -> PResult<(String, Vec<Node<Var>>, Option<StructInfo>, bool, bool)> {
+    ) -> PResult<(&'a str, Vec<Node<Var>>, Option<StructInfo>, bool, bool)> {
         if !self.at_qualified_decorator("R", "function") {
             return self.expected("`@R.function`");
         }
@@ -362,12 +362,12 @@ impl Parser {
             while !self.is_punct(")") {
                 let key = self.name()?;
                 self.punct("=")?;
-                let value = match self.name()?.as_str() {
+                let value = match self.name()? {
                     "True" => true,
                     "False" => false,
                     _ => return self.error("expected `True` or `False`"),
                 };
-                match key.as_str() {
+                match key {
                     "pure" => pure = value,
                     "private" => private = value,
                     _ => return self.error(format!("unknown function option `{key}`")),
@@ -389,7 +389,7 @@ impl Parser {
             self.punct(":")?;
             let sinfo = self.annotation(scope)?;
             let v = Node::new(Var {
-                name: pname.as_str().into(),
+                name: pname.into(),
                 dataflow: false,
                 sinfo,
             });
@@ -442,7 +442,7 @@ impl Parser {
                 private,
                 attrs,
             };
-            Ok((name, Node::new(f)))
+            Ok((name.to_owned(), Node::new(f)))
         })
     }
 
@@ -512,8 +512,8 @@ impl Parser {
                 }
                 Tok::Name(n)
                     if matches!(self.peek_at(1), Tok::Punct("="))
-                        && (self.class_name.as_deref() == Some(n.as_str())
-                            || matches!(self.peek_at(2), Tok::Name(c) if Some(c.as_str()) == self.class_name.as_deref())) =>
+                        && (self.class_name.as_deref() == Some(n)
+                            || matches!(self.peek_at(2), Tok::Name(c) if Some(*c) == self.class_name.as_deref())) =>
                 {
                     // `cls = Module`.
                     self.skip_line();
@@ -627,7 +627,7 @@ impl Parser {
 
     fn at_symbolic_decl(&self) -> bool {
         // `n = T.int64()` / `n = T.int32()`.
-        matches!(self.peek_at(2), Tok::Name(t) if t == "T")
+        matches!(self.peek_at(2), Tok::Name(t) if *t == "T")
             && matches!(self.peek_at(3), Tok::Punct("."))
             && matches!(self.peek_at(4), Tok::Name(_))
             && matches!(self.peek_at(5), Tok::Punct("("))
@@ -715,7 +715,7 @@ impl Parser {
         block.or_else(|e| self.builder_error(self.pos(), e))
     }
 
-    fn dataflow_statements(&mut self, scope: &mut Scope, outputs: &[String]) -> PResult<()> {
+    fn dataflow_statements(&mut self, scope: &mut Scope, outputs: &[&str]) -> PResult<()> {
         loop {
             match self.peek().clone() {
                 Tok::Newline => {
@@ -735,7 +735,7 @@ impl Parser {
                 Tok::Punct("@") => {
                     let pos = self.pos();
                     let (name, f) = self.function(scope)?;
-                    let output = outputs.contains(&name);
+                    let output = outputs.contains(&name.as_str());
                     let v = self
                         .bb
                         .emit_named(Expr::Function(f), &name, None, output)
@@ -758,7 +758,7 @@ impl Parser {
     }
 
     /// The names `R.output(...)` lists in the block at hand.
-    fn scan_outputs(&self) -> Vec<String> {
+    fn scan_outputs(&self) -> Vec<&'a str> {
         let mut out = Vec::new();
         let mut i = self.at;
         let mut depth = 0usize;
@@ -768,15 +768,15 @@ impl Parser {
                 Tok::Dedent if depth == 0 => break,
                 Tok::Dedent => depth -= 1,
                 Tok::Name(r)
-                    if r == "R"
+                    if *r == "R"
                         && depth == 0
                         && matches!(&self.toks[i + 1].0, Tok::Punct("."))
-                        && matches!(&self.toks[i + 2].0, Tok::Name(o) if o == "output") =>
+                        && matches!(&self.toks[i + 2].0, Tok::Name(o) if *o == "output") =>
                 {
                     let mut j = i + 4;
                     while let Some((t, _)) = self.toks.get(j) {
                         match t {
-                            Tok::Name(n) => out.push(n.clone()),
+                            Tok::Name(n) => out.push(*n),
                             Tok::Punct(")") => break,
                             _ => {}
                         }
@@ -829,7 +829,7 @@ impl Parser {
     }
 
     /// The variable the branch's last binding defines (looked ahead).
-    fn branch_var_name(&self) -> String {
+    fn branch_var_name(&self) -> &'a str {
         let mut i = self.at;
         let mut depth = 0usize;
         let mut last_stmt_start = None;
@@ -849,7 +849,7 @@ impl Parser {
                 }
                 Tok::Newline => line_start = true,
                 Tok::Name(n) if line_start && depth == 1 => {
-                    last_stmt_start = Some(n.clone());
+                    last_stmt_start = Some(*n);
                     line_start = false;
                 }
                 _ => line_start = false,
@@ -886,7 +886,7 @@ impl Parser {
     fn binding_parts(
         &mut self,
         scope: &mut Scope,
-    ) -> PResult<(String, Option<StructInfo>, BindingValue)> {
+    ) -> PResult<(&'a str, Option<StructInfo>, BindingValue)> {
         let name = self.name()?;
         let ann = if self.eat_punct(":") {
             Some(self.annotation(scope)?)
@@ -996,13 +996,13 @@ impl Parser {
                 let name = self.dotted_after()?;
                 self.r_call(scope, &name, pos)
             }
-            Tok::Name(n) if n == "cls" || Some(n.as_str()) == self.class_name.as_deref() => {
+            Tok::Name(n) if n == "cls" || Some(n) == self.class_name.as_deref() => {
                 self.bump();
                 self.punct(".")?;
                 let f = self.name()?;
-                match self.globals.get(&f) {
+                match self.globals.get(f) {
                     Some(sig) => Ok(GlobalVar {
-                        name: f,
+                        name: f.to_owned(),
                         sinfo: Some(sig.clone()),
                     }
                     .into()),
@@ -1011,17 +1011,17 @@ impl Parser {
             }
             Tok::Name(n) => {
                 self.bump();
-                if let Some(v) = scope.lookup(&n) {
+                if let Some(v) = scope.lookup(n) {
                     return Ok(Expr::Var(v.clone()));
                 }
-                if let Some(sig) = self.globals.get(&n) {
+                if let Some(sig) = self.globals.get(n) {
                     return Ok(GlobalVar {
-                        name: n,
+                        name: n.to_owned(),
                         sinfo: Some(sig.clone()),
                     }
                     .into());
                 }
-                if scope.symbolic.contains_key(&n) {
+                if scope.symbolic.contains_key(n) {
                     return Ok(super::expr::PrimValue {
                         value: scope.symbolic(&n),
                     }
@@ -1148,7 +1148,7 @@ impl Parser {
                     {
                         let key = self.name()?;
                         self.punct("=")?;
-                        attrs.push((key, self.attr_value()?));
+                        attrs.push((key.to_owned(), self.attr_value()?));
                     } else if args.len() < def.arity {
                         let arg = match (op, args.len()) {
                             // A shape written as a tuple or list of integers.
@@ -1364,12 +1364,18 @@ impl Parser {
                     message: format!("in {s:?}: {}", e.message),
                 })?;
                 sub.retain(|(t, _)| !matches!(t, Tok::Newline));
-                let saved = (std::mem::replace(&mut self.toks, sub), self.at);
-                self.at = 0;
-                let r = self.prim(scope);
-                let complete = matches!(self.peek(), Tok::Eof);
-                self.toks = saved.0;
-                self.at = saved.1;
+                // Its tokens borrow from the string, not the text: a parser
+                // of their own, which needs only the scope.
+                let mut inner = Parser {
+                    toks: sub,
+                    at: 0,
+                    bb: BlockBuilder::default(),
+                    globals: FxHashMap::default(),
+                    class_name: None,
+                    in_else: false,
+                };
+                let r = inner.prim(scope);
+                let complete = matches!(inner.peek(), Tok::Eof);
                 match r {
                     Ok(e) if complete => Ok(e),
                     Ok(_) => Err(ParseError {
@@ -1389,7 +1395,7 @@ impl Parser {
                 self.punct(".")?;
                 let f = self.name()?;
                 self.punct("(")?;
-                let r = match f.as_str() {
+                let r = match f {
                     "min" | "max" => {
                         let a = self.prim(scope)?;
                         self.punct(",")?;
@@ -1417,7 +1423,7 @@ impl Parser {
             let prefix = self.name()?;
             self.punct(".")?;
             let kind = self.name()?;
-            match (prefix.as_str(), kind.as_str()) {
+            match (prefix, kind) {
                 ("R", "Tensor") => self.tensor_annotation(scope),
                 ("R", "Shape") => {
                     if !self.eat_punct("(") {
@@ -1512,7 +1518,7 @@ impl Parser {
                     self.punct(",")?;
                     let ret = self.annotation(scope)?;
                     let pure = if self.eat_punct(",") {
-                        match self.name()?.as_str() {
+                        match self.name()? {
                             "True" => true,
                             "False" => false,
                             _ => return self.error("expected `True` or `False`"),
@@ -1565,7 +1571,7 @@ impl Parser {
             while !self.is_punct(")") {
                 let key = self.name()?;
                 self.punct("=")?;
-                match key.as_str() {
+                match key {
                     "dtype" => match self.bump() {
                         Tok::Str(d) => dtype = d.parse().or_else(|e: String| self.error(e))?,
                         _ => return self.expected("a dtype string"),
