@@ -393,7 +393,7 @@ impl<'a> Parser<'a> {
                 dataflow: false,
                 sinfo,
             });
-            scope.bind(&pname, v.clone());
+            scope.bind(pname, v.clone());
             params.push(v);
             if !self.eat_punct(",") {
                 break;
@@ -470,7 +470,7 @@ impl<'a> Parser<'a> {
                 Tok::Newline => {
                     self.bump();
                 }
-                Tok::Name(n) if n == "return" => {
+                Tok::Name("return") => {
                     self.bump();
                     let value = self.expr_top(scope)?;
                     self.newline()?;
@@ -481,14 +481,14 @@ impl<'a> Parser<'a> {
                     })?;
                     break Ok(value);
                 }
-                Tok::Name(n) if n == "with" => {
+                Tok::Name("with") => {
                     self.close_plain(&mut blocks, &mut plain_open)?;
                     let block = self.dataflow_block(scope)?;
                     if !block.bindings.is_empty() {
                         blocks.push(block);
                     }
                 }
-                Tok::Name(n) if n == "if" => {
+                Tok::Name("if") => {
                     if !plain_open {
                         let _ = self.bb.begin_binding_block();
                         plain_open = true;
@@ -521,7 +521,7 @@ impl<'a> Parser<'a> {
                 Tok::Name(n)
                     if matches!(self.peek_at(1), Tok::Punct("=")) && self.at_symbolic_decl() =>
                 {
-                    scope.symbolic(&n);
+                    scope.symbolic(n);
                     self.skip_line();
                 }
                 Tok::Name(_) => {
@@ -729,7 +729,7 @@ impl<'a> Parser<'a> {
                 _ if self.at_qualified("R", "output") => {
                     self.skip_line();
                 }
-                Tok::Name(n) if n == "if" => {
+                Tok::Name("if") => {
                     self.if_stmt(scope, true)?;
                 }
                 Tok::Punct("@") => {
@@ -745,7 +745,7 @@ impl<'a> Parser<'a> {
                 Tok::Name(n)
                     if matches!(self.peek_at(1), Tok::Punct("=")) && self.at_symbolic_decl() =>
                 {
-                    scope.symbolic(&n);
+                    scope.symbolic(n);
                     self.skip_line();
                 }
                 Tok::Name(n) => {
@@ -804,11 +804,11 @@ impl<'a> Parser<'a> {
         self.punct(":")?;
         self.newline()?;
         let name = self.branch_var_name();
-        let then = self.branch(scope, &name, false)?;
+        let then = self.branch(scope, name, false)?;
         self.keyword("else")?;
         self.punct(":")?;
         self.newline()?;
-        let otherwise = self.branch(scope, &name, true)?;
+        let otherwise = self.branch(scope, name, true)?;
         let cond = self
             .bb
             .normalize_argument(cond)
@@ -822,9 +822,9 @@ impl<'a> Parser<'a> {
         let _ = in_dataflow;
         let v = self
             .bb
-            .emit_named(value, &name, None, false)
+            .emit_named(value, name, None, false)
             .or_else(|e| self.builder_error(pos, e))?;
-        scope.bind(&name, v);
+        scope.bind(name, v);
         Ok(())
     }
 
@@ -875,11 +875,11 @@ impl<'a> Parser<'a> {
         let pos = self.pos();
         let (name, ann, value) = self.binding_parts(scope)?;
         let v = match value {
-            BindingValue::Expr(e) => self.bb.emit_named(e, &name, ann, output),
-            BindingValue::MatchCast(e, s) => self.bb.emit_match_cast_named(e, s, &name, output),
+            BindingValue::Expr(e) => self.bb.emit_named(e, name, ann, output),
+            BindingValue::MatchCast(e, s) => self.bb.emit_match_cast_named(e, s, name, output),
         }
         .or_else(|e| self.builder_error(pos, e))?;
-        scope.bind(&name, v);
+        scope.bind(name, v);
         Ok(())
     }
 
@@ -1023,7 +1023,7 @@ impl<'a> Parser<'a> {
                 }
                 if scope.symbolic.contains_key(n) {
                     return Ok(super::expr::PrimValue {
-                        value: scope.symbolic(&n),
+                        value: scope.symbolic(n),
                     }
                     .into());
                 }
@@ -1270,9 +1270,9 @@ impl<'a> Parser<'a> {
         let negative = self.eat_punct("-");
         match self.bump() {
             Tok::Int(i) => Ok(AttrValue::Int(if negative { -i } else { i })),
-            Tok::Name(n) if n == "None" => Ok(AttrValue::Null),
-            Tok::Name(n) if n == "True" => Ok(AttrValue::Bool(true)),
-            Tok::Name(n) if n == "False" => Ok(AttrValue::Bool(false)),
+            Tok::Name("None") => Ok(AttrValue::Null),
+            Tok::Name("True") => Ok(AttrValue::Bool(true)),
+            Tok::Name("False") => Ok(AttrValue::Bool(false)),
             Tok::Str(s) => Ok(AttrValue::Str(s)),
             Tok::Punct(open @ ("[" | "(")) => {
                 let close = if open == "[" { "]" } else { ")" };
@@ -1390,7 +1390,7 @@ impl<'a> Parser<'a> {
                     }),
                 }
             }
-            Tok::Name(t) if t == "T" => {
+            Tok::Name("T") => {
                 self.bump();
                 self.punct(".")?;
                 let f = self.name()?;
@@ -1410,7 +1410,7 @@ impl<'a> Parser<'a> {
             }
             Tok::Name(n) => {
                 self.bump();
-                Ok(scope.symbolic(&n))
+                Ok(scope.symbolic(n))
             }
             _ => self.expected("a shape value"),
         })
