@@ -313,7 +313,6 @@ fn passes_keep_reference_effects_in_place() {
     }
 }
 
-/// A call of a function that writes is an effect too: DCE keeps it unused.
 /// A module whose main matches a tuple of `n` Nat fields with one clause,
 /// whose field patterns `field(i)` gives.
 fn wide_match(n: usize, field: impl Fn(usize) -> String) -> String {
@@ -371,6 +370,34 @@ fn an_exponential_exhaustiveness_check_stops_with_an_error() {
     assert!(err.contains("match is too complex to check"), "{err}");
 }
 
+/// `ref(...)` makes a new cell each time it runs: no pass moves it into a
+/// function, where each call would make its own.
+#[test]
+fn a_reference_is_not_moved_into_the_closure_that_uses_it() {
+    let counter = parse(
+        "#[version = \"0.0.5\"]\ndef @main() -> (int32, int32) {\n  let %r = ref(0);\n  \
+         let %f = fn () -> int32 {\n    let %u = ref_write(%r, add(ref_read(%r), 1));\n    \
+         ref_read(%r)\n  };\n  (%f(), %f())\n}\n",
+    );
+    let want = run_main(&counter, &[]).unwrap();
+    assert_eq!(want, Value::Tuple(vec![i32s(1), i32s(2)].into()));
+    for p in [
+        "to-gnf",
+        "to-gnf,to-anf",
+        "dce{inline-once=true}",
+        "to-gnf,dce{inline-once=true}",
+    ] {
+        let out = pass(p, &counter).unwrap();
+        assert_eq!(
+            run_main(&out, &[]).unwrap(),
+            want,
+            "{p}:\n{}",
+            print_module(&out)
+        );
+    }
+}
+
+/// A call of a function that writes is an effect too: DCE keeps it unused.
 #[test]
 fn calls_of_functions_that_write_are_kept() {
     let m = parse(

@@ -281,11 +281,11 @@ def @main(%x: Tensor[(4), float32]) {
         Value::Tensor(Tensor::from_f64s(DType::F64, &[4], &[-1.0, 0.0, 2.0, 32767.0]).unwrap())
     );
     // Integers to narrower integers keep the low bits, as C does; int64
-    // converts exactly.
+    // converts exactly, and to float32 rounds once.
     let ints = run(
         r#"#[version = "0.0.5"]
 def @main() {
-  (cast(70000, dtype="int16"), cast(9007199254740993i64, dtype="int64"), cast(-1i64, dtype="int32"))
+  (cast(70000, dtype="int16"), cast(9007199254740993i64, dtype="int64"), cast(-1i64, dtype="int32"), cast(1152921573326323713i64, dtype="float32"))
 }"#,
         &[],
     );
@@ -294,6 +294,11 @@ def @main() {
         scalar(Tensor::I16(ndarray::arr0(4464i16).into_dyn())),
         scalar(Tensor::I64(ndarray::arr0(9007199254740993i64).into_dyn())),
         scalar(Tensor::scalar_i32(-1)),
+        // Rounded once to the nearest float32 (2^60 + 2^37), not through
+        // float64 first (which gives 2^60).
+        scalar(Tensor::F32(
+            ndarray::arr0(1152921573326323713i64 as f32).into_dyn(),
+        )),
     ];
     let Value::Tuple(got) = &ints else {
         panic!("a tuple")

@@ -597,9 +597,85 @@ fn fold_stops_doubling_at_its_bound() {
         notes,
         [
             "fold-constant: 1 call of constants left unfolded: the result would have more than \
-          16777216 elements, or take the run past 67108864 in all (options `max-elements`, \
-          `max-total-elements`)"
+          16777216 elements, or take the run past 67108864 elements or 2147483648 kernel steps \
+          in all (options `max-elements`, `max-total-elements`, `max-total-work`)"
         ]
+    );
+}
+
+/// Kernel steps are a run's budget too: calls each within the per-call
+/// bound cannot add up to any amount of time. Here each `nn.dense` takes
+/// 64 x 64 x 64 steps plus the 3 x 4096 elements it reads and writes
+/// (274,432), `ones` 4,096, and the run may take 900,000: three fold, the
+/// fourth stays.
+#[test]
+fn fold_stops_at_the_runs_kernel_steps() {
+    let m = parse_module(
+        "#[version = \"0.0.5\"]\ndef @main() {\n  let %a = ones(shape=[64, 64]);\n  \
+         (nn.dense(%a, %a), nn.dense(%a, %a), nn.dense(%a, %a), nn.dense(%a, %a))\n}\n",
+    )
+    .unwrap();
+    let ctx = PassContext::default();
+    let out = ctx
+        .run(
+            &registry()
+                .pipeline("fold-constant{max-total-work=900000}")
+                .unwrap(),
+            &m,
+        )
+        .unwrap();
+    assert_eq!(print_module(&out).matches("nn.dense(").count(), 1);
+    assert_eq!(ctx.notes().len(), 1);
+    // The default lets them all fold.
+    let out = PassContext::default()
+        .run(&registry().pipeline("fold-constant").unwrap(), &m)
+        .unwrap();
+    assert_eq!(print_module(&out).matches("nn.dense(").count(), 0);
+    assert_eq!(passes::DEFAULT_MAX_TOTAL_WORK, 1 << 31);
+}
+
+/// Pooling windows far larger than the input, huge strides with
+/// `ceil_mode`, and windows that see only padding: folded in time, or a
+/// type error, never a panic.
+#[test]
+fn pooling_with_hostile_attributes() {
+    let fold = |body: &str| {
+        let m = parse_module(&format!(
+            "#[version = \"0.0.5\"]\ndef @main() {{\n  {body}\n}}\n"
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+        PassContext::default()
+            .run(&registry().pipeline("fold-constant").unwrap(), &m)
+            .map(|m| print_module(&m))
+            .map_err(|e| e.to_string())
+    };
+    // A 32768 x 32768 window over one element: it reads one tap.
+    let big = fold(
+        "nn.max_pool2d(ones(shape=[1, 1, 1, 1]), pool_size=[32768, 32768], \
+         padding=[16384, 16384, 16383, 16383])",
+    )
+    .unwrap();
+    assert!(big.contains("\"data\":[1.0]"), "{big}");
+    for body in [
+        "nn.max_pool2d(zeros(shape=[1, 1, 1, 1]), pool_size=[4294967296, 4294967296], \
+         padding=[2147483648])",
+        "nn.max_pool2d(zeros(shape=[1, 1, 2, 2]), pool_size=[2, 1], \
+         strides=[9223372036854775807, 1], padding=[0, 0, 1, 0], ceil_mode=True)",
+        "nn.avg_pool2d(zeros(shape=[1, 1, 2, 2]), pool_size=[2, 1], \
+         strides=[9223372036854775807, 1], padding=[0, 0, 1, 0], ceil_mode=True, \
+         count_include_pad=True)",
+    ] {
+        let _ = fold(body);
+    }
+    // A window over padding alone gives the dtype's lowest value, as TVM
+    // pads a max pool: false for bool.
+    let bools = fold(
+        "nn.max_pool2d(ones(shape=[1, 1, 1, 1], dtype=\"bool\"), pool_size=[1, 1], padding=[1])",
+    )
+    .unwrap();
+    assert!(
+        bools.contains("\"data\":[0.0,0.0,0.0,0.0,1.0,0.0,0.0,0.0,0.0]"),
+        "{bools}"
     );
 }
 
@@ -710,6 +786,12 @@ fn degenerate_shapes_and_attributes_are_errors_or_left_unfolded() {
         (
             "nn.conv2d(ones(shape=[1, 2, 1, 1]), ones(shape=[3, 1, 1, 1]), groups=2)",
             "3 output channels do not split into 2 groups",
+        ),
+        // Joined along axis 0, the others must agree (shape_of folded it
+        // to a wrong constant).
+        (
+            "shape_of(concatenate((zeros(shape=[1, 2]), zeros(shape=[1, 3])), axis=0))",
+            "concatenate: axis 1 has extent 2 in one tensor and 3 in another",
         ),
     ] {
         let err = infer(text).expect_err(text);

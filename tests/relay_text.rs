@@ -456,6 +456,24 @@ fn int64_values_past_two_to_the_53_stay_exact() {
         "{printed}"
     );
     assert!(printed.contains(&format!("{b}i64)")), "{printed}");
+    // batch_flatten moves elements too.
+    let flat = parse_module(&format!(
+        "#[version = \"0.0.5\"]\ndef @main() {{\n  nn.batch_flatten(reshape({a}i64, newshape=[1, 1, 1]))\n}}\n"
+    ))
+    .unwrap();
+    let flat = print_module(
+        &irkit::pass::PassContext::default()
+            .run(&passes, &flat)
+            .unwrap(),
+    );
+    assert!(flat.contains(&format!("\"data\":[{a}]")), "{flat}");
+    // Metadata written by earlier versions, int64 as `1.0`, still reads.
+    let old = parse_module(
+        "#[version = \"0.0.5\"]\ndef @main() {\n  meta[relay.Constant][0]\n}\n#[metadata]\n\
+         {\"relay.Constant\":[{\"data\":[1.0,2.0],\"dtype\":\"int64\",\"shape\":[2]}]}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(print_module(&old).contains("\"data\":[1,2],\"dtype\":\"int64\""));
     // The metadata reads back exactly.
     let reread = parse_module(&printed).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(print_module(&reread), printed);

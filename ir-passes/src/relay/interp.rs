@@ -9,7 +9,7 @@ use ir_core::{Family, Id, IdMap, Node};
 use super::expr::{Constructor, Expr, Function, Var};
 use super::free_vars::free_vars_of_functions;
 use super::module::RelayModule;
-use super::ops::{OpValue, op};
+use super::ops::{Limits, MAX_WORK, OpValue, op};
 use super::pattern::Pattern;
 use super::tensor::Tensor;
 
@@ -333,8 +333,12 @@ impl<'m> Interpreter<'m> {
                             .iter()
                             .map(Value::to_op_value)
                             .collect::<Result<Vec<_>, _>>()?;
-                        def.apply(&args, &c.attrs, MAX_ELEMENTS)
-                            .map(Value::from_op_value)
+                        let limits = Limits {
+                            max_elements: MAX_ELEMENTS,
+                            max_work: MAX_WORK,
+                        };
+                        def.apply(&args, &c.attrs, limits)
+                            .map(|(v, _)| Value::from_op_value(v))
                             .map_err(|m| format!("{name}: {m}"))
                     }
                     Value::Closure(closure) => self.call_function(closure, args),

@@ -501,13 +501,20 @@ impl<'a> Parser<'a> {
             let data = c.get("data").and_then(|s| s.as_array());
             if dtype == DType::I64 {
                 // Read exactly: through f64 they would round past 2^53.
-                let values: Vec<i64> = data
-                    .and_then(|s| s.iter().map(serde_json::Value::as_i64).collect())
-                    .ok_or_else(|| {
-                        err(format!(
-                            "relay.Constant {i}: expected a \"data\" list of int64 values"
-                        ))
-                    })?;
+                // Written as integers; earlier versions wrote `1.0`.
+                let int = |d: &serde_json::Value| {
+                    d.as_i64().or_else(|| {
+                        let v = d.as_f64()?;
+                        (v.fract() == 0.0 && v.abs() < 2f64.powi(63)).then_some(v as i64)
+                    })
+                };
+                let values: Vec<i64> =
+                    data.and_then(|s| s.iter().map(int).collect())
+                        .ok_or_else(|| {
+                            err(format!(
+                                "relay.Constant {i}: expected a \"data\" list of int64 values"
+                            ))
+                        })?;
                 let tensor = Tensor::from_i64s(&shape, values)
                     .map_err(|e| err(format!("relay.Constant {i}: {e}")))?;
                 self.meta.push(tensor);

@@ -8,6 +8,7 @@ mod conv2d_transpose;
 mod nn;
 mod pool;
 mod window;
+mod work;
 
 use super::attrs::{AttrValue, Attrs};
 use super::dtype::DType;
@@ -61,15 +62,36 @@ pub fn op_names() -> impl Iterator<Item = &'static str> {
 }
 
 impl OpDef {
+    /// The steps (multiply-adds, or elements read and written) the kernel
+    /// takes on arguments of types `args` giving `result`, estimated from
+    /// the types; `None` past a `u64`.
+    pub fn work(&self, args: &[Type], attrs: &Attrs, result: &Type) -> Option<u64> {
+        work::estimate(self.name, args, attrs, result)
+    }
+}
+
+/// What one kernel run may take: the elements of its largest value, and
+/// its steps (see [`OpDef::apply`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// The most elements an argument or the result may span.
+    pub max_elements: u64,
+    /// The most steps (multiply-adds, or elements read and written).
+    pub max_work: u64,
+}
+
+impl OpDef {
     /// Runs the kernel on `args` after checking them as inference does,
-    /// and only when the result has at most `max_elements` elements: the
-    /// kernel allocates the result whole, and the input decides its size.
+    /// and only within `limits`: the kernel allocates the result whole,
+    /// and the input decides its size and the kernel's time. Gives the
+    /// value and the steps charged for it.
     pub fn apply(
         &self,
         args: &[OpValue],
         attrs: &Attrs,
-        max_elements: u64,
-    ) -> Result<OpValue, String> {
+        limits: Limits,
+    ) -> Result<(OpValue, u64), String> {
+        let max_elements = limits.max_elements;
         if args.len() != self.arity {
             return Err(format!(
                 "`{}` takes {} arguments, given {}",
@@ -92,11 +114,17 @@ impl OpDef {
             ));
         }
         let result = (self.infer)(&types, attrs)?;
-        match extent_span(&result) {
-            Some(n) if n <= max_elements => (self.eval)(args, attrs),
-            _ => Err(format!(
+        if extent_span(&result).is_none_or(|n| n > max_elements) {
+            return Err(format!(
                 "the result, {}, has more than {max_elements} elements",
                 super::printer::print_type_brief(&result)
+            ));
+        }
+        match self.work(&types, attrs, &result) {
+            Some(w) if w <= limits.max_work => (self.eval)(args, attrs).map(|v| (v, w)),
+            _ => Err(format!(
+                "`{}` would take more than {} steps",
+                self.name, limits.max_work
             )),
         }
     }
@@ -467,7 +495,8 @@ fn eval_cast(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let t = as_tensor(&args[0])?;
     let dtype = cast_dtype(attrs)?;
     // Integers to integers keep the low bits, as C's conversions do, and
-    // never pass through f64 (which rounds int64 past 2^53).
+    // integers to floats round once: neither passes through f64 (which
+    // rounds int64 past 2^53, and then again to float32).
     macro_rules! ints_to {
         ($variant:ident, $t:ty) => {
             match t {
@@ -482,6 +511,9 @@ fn eval_cast(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         DType::I16 => ints_to!(I16, i16),
         DType::I32 => ints_to!(I32, i32),
         DType::I64 => ints_to!(I64, i64),
+        // Rounded once, to the nearest float, as C converts.
+        DType::F32 => ints_to!(F32, f32),
+        DType::F64 => ints_to!(F64, f64),
         _ => None,
     };
     if let Some(out) = exact {
@@ -600,6 +632,19 @@ fn eval_split(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         begin = end;
     }
     Ok(OpValue::Tuple(parts))
+}
+
+/// `nn.batch_flatten`: a reshape to the batch axis and the rest, on the
+/// tensor's own elements.
+fn eval_batch_flatten(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
+    let t = as_tensor(&args[0])?;
+    let out_type = nn::infer_batch_flatten(&[value_type(&args[0])], attrs)?;
+    let shape = known(&tensor_type(&out_type)?.0)?;
+    rearranged!(t, |a| {
+        a.to_shape(IxDyn(&shape))
+            .map(|v| v.to_owned())
+            .map_err(|e| e.to_string())
+    })
 }
 
 /// `transpose`'s `axes`: a permutation of the dimensions (reversed when
@@ -804,6 +849,18 @@ fn infer_concatenate(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     for (shape, d) in &fields[1..] {
         if *d != dtype || shape.len() != first.len() {
             return Err("concatenate needs tensors of one dtype and rank".into());
+        }
+        for (i, (a, b)) in out.iter_mut().zip(shape).enumerate() {
+            match (*a, *b) {
+                _ if i == axis => {}
+                (Dim::Known(x), Dim::Known(y)) if x != y => {
+                    return Err(format!(
+                        "concatenate: axis {i} has extent {x} in one tensor and {y} in another"
+                    ));
+                }
+                (Dim::Any, known) => *a = known,
+                _ => {}
+            }
         }
         out[axis] = match (out[axis], shape[axis]) {
             (Dim::Known(a), Dim::Known(b)) => Dim::Known(

@@ -57,13 +57,7 @@ pub(super) static NN_OPS: [OpDef; 7] = [
         name: "nn.batch_flatten",
         arity: 1,
         infer: infer_batch_flatten,
-        eval: |args, attrs| {
-            let x = as_tensor(&args[0])?;
-            let out_type = infer_batch_flatten(&[value_type(&args[0])], attrs)?;
-            let shape = super::known(&tensor_type(&out_type)?.0)?;
-            let (_, values) = wide(x);
-            Tensor::from_f64s(x.dtype(), &shape, &values).map(OpValue::Tensor)
-        },
+        eval: super::eval_batch_flatten,
     },
     OpDef {
         name: "nn.batch_norm",
@@ -307,7 +301,7 @@ fn eval_conv2d(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
 // ---- nn.batch_flatten ----
 
 /// The batch axis kept, every other axis folded into one.
-fn infer_batch_flatten(args: &[Type], _: &Attrs) -> Result<Type, String> {
+pub(super) fn infer_batch_flatten(args: &[Type], _: &Attrs) -> Result<Type, String> {
     let (shape, dtype) = tensor_type(&args[0])?;
     let Some((&batch, rest)) = shape.split_first() else {
         return Err("nn.batch_flatten takes a tensor of rank >= 1".into());

@@ -8,6 +8,7 @@ use super::nn::{bool_attr, bounded_work, wide};
 use super::window::{Window, pair, require_layout};
 use super::{OpDef, OpValue, as_tensor, tensor_type, value_type};
 use crate::relay::attrs::Attrs;
+use crate::relay::dtype::DType;
 use crate::relay::tensor::Tensor;
 use crate::relay::ty::{Dim, Type};
 
@@ -113,36 +114,48 @@ fn eval_pool(v: &OpValue, attrs: &Attrs, kind: Reduce) -> Result<OpValue, String
         .collect();
     let pool = Pool::from_attrs(attrs)?;
     let win = pool.window;
-    let [kh, kw] = pool.size.map(|k| k as usize);
+    let (sx, xs) = wide(x);
+    let [h, w] = [sx[2] as i128, sx[3] as i128];
+    // Only the taps inside the input are visited: a window much larger
+    // than the input costs what the input holds.
     bounded_work(
         "pooling",
-        out.iter()
-            .try_fold((kh * kw) as u64, |a, &d| a.checked_mul(d as u64)),
+        out.iter().try_fold(
+            (pool.size[0].min(sx[2] as i64) as u64)
+                .saturating_mul(pool.size[1].min(sx[3] as i64) as u64),
+            |a, &d| a.checked_mul(d as u64),
+        ),
     )?;
-    let (sx, xs) = wide(x);
-    let [h, w] = [sx[2] as i64, sx[3] as i64];
-    // The last row and column a window may cover and still count as
-    // padding: windows of `ceil_mode` may pass them.
-    let [h_end, w_end] = [h + win.padding[2], w + win.padding[3]];
+    // Index arithmetic in i128: with `ceil_mode` and a huge stride, the
+    // last window starts past any i64.
+    let geometry = |i: usize| {
+        (
+            i128::from(win.strides[i]),
+            i128::from(win.dilation[i]),
+            i128::from(pool.size[i]),
+            i128::from(win.padding[i]),
+            // Padding ends here: with `ceil_mode` windows may pass it.
+            [h, w][i] + i128::from(win.padding[i + 2]),
+        )
+    };
+    let (sy, dy, kh, py, h_end) = geometry(0);
+    let (sxs, dx, kw, px, w_end) = geometry(1);
+    let empty_max = lowest(dtype);
     let mut result = Vec::with_capacity(out.iter().product());
-    let area = (h * w) as usize;
+    let area = sx[2] * sx[3];
     for p in 0..sx[0] * sx[1] {
         let plane = &xs[p * area..(p + 1) * area];
-        for y in 0..out[2] as i64 {
-            for xo in 0..out[3] as i64 {
-                let (mut acc, mut inside, mut padded) = (None::<f64>, 0u64, 0u64);
-                for ky in 0..kh as i64 {
-                    let iy = y * win.strides[0] + ky * win.dilation[0] - win.padding[0];
-                    for kx in 0..kw as i64 {
-                        let ix = xo * win.strides[1] + kx * win.dilation[1] - win.padding[1];
-                        if iy < h_end && ix < w_end {
-                            padded += 1;
-                        }
-                        if !(0..h).contains(&iy) || !(0..w).contains(&ix) {
-                            continue;
-                        }
-                        inside += 1;
-                        let v = plane[(iy * w + ix) as usize];
+        for y in 0..out[2] as i128 {
+            let top = y * sy - py;
+            let rows = taps(top, dy, kh, 0, h);
+            for xo in 0..out[3] as i128 {
+                let left = xo * sxs - px;
+                let cols = taps(left, dx, kw, 0, w);
+                let mut acc = None::<f64>;
+                for ky in rows.clone() {
+                    let row = (top + ky * dy) * w;
+                    for kx in cols.clone() {
+                        let v = plane[(row + left + kx * dx) as usize];
                         acc = Some(match (acc, kind) {
                             (None, _) => v,
                             (Some(a), Reduce::Max) => a.max(v),
@@ -150,21 +163,46 @@ fn eval_pool(v: &OpValue, attrs: &Attrs, kind: Reduce) -> Result<OpValue, String
                         });
                     }
                 }
+                let count = |r: std::ops::Range<i128>| (r.end - r.start) as f64;
                 let divisor = if pool.count_include_pad {
-                    padded
+                    count(taps(top, dy, kh, i128::MIN / 2, h_end))
+                        * count(taps(left, dx, kw, i128::MIN / 2, w_end))
                 } else {
-                    inside
+                    count(rows.clone()) * count(cols.clone())
                 };
                 result.push(match (acc, kind) {
-                    (None, Reduce::Max) => f64::NEG_INFINITY,
+                    (None, Reduce::Max) => empty_max,
                     (None, Reduce::Avg) => 0.0,
                     (Some(a), Reduce::Max) => a,
-                    (Some(a), Reduce::Avg) => a / divisor as f64,
+                    (Some(a), Reduce::Avg) => a / divisor,
                 });
             }
         }
     }
     Tensor::from_f64s(dtype, &out, &result).map(OpValue::Tensor)
+}
+
+/// The taps `k` in `0..count` of a window starting at `start`, `step`
+/// apart, that land in `lo..hi`.
+fn taps(start: i128, step: i128, count: i128, lo: i128, hi: i128) -> std::ops::Range<i128> {
+    let ceil_div = |a: i128| (a + step - 1).div_euclid(step);
+    let first = ceil_div(lo - start).clamp(0, count);
+    let end = ceil_div(hi - start).clamp(first, count);
+    first..end
+}
+
+/// What a maximum over no element gives: the dtype's lowest value, as
+/// TVM pads a max pool (`false` for bool).
+fn lowest(dtype: DType) -> f64 {
+    match dtype {
+        DType::F16 => f64::from(half::f16::MIN),
+        DType::F32 => f64::from(f32::MIN),
+        DType::F64 => f64::MIN,
+        DType::I16 => f64::from(i16::MIN),
+        DType::I32 => f64::from(i32::MIN),
+        DType::I64 => i64::MIN as f64,
+        _ => 0.0,
+    }
 }
 
 fn eval_global_avg_pool(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {

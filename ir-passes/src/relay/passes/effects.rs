@@ -23,18 +23,22 @@ pub struct Effect {
     pub writes: bool,
     /// It reads a reference: it may not move past a write.
     pub reads: bool,
+    /// It makes a new reference: unused it may go, but it may not move
+    /// into a function (each call would make its own) or be duplicated.
+    pub creates: bool,
 }
 
 impl Effect {
     /// Neither writes nor reads: it may be removed, moved or shared.
     pub fn is_pure(self) -> bool {
-        !self.writes && !self.reads
+        !self.writes && !self.reads && !self.creates
     }
 
     fn or(self, other: Effect) -> Effect {
         Effect {
             writes: self.writes || other.writes,
             reads: self.reads || other.reads,
+            creates: self.creates || other.creates,
         }
     }
 }
@@ -161,14 +165,17 @@ impl Effects {
                 }
                 acc
             }
-            Expr::RefCreate(r) => self.of(&r.value),
+            Expr::RefCreate(r) => self.of(&r.value).or(Effect {
+                creates: true,
+                ..Effect::default()
+            }),
             Expr::RefRead(r) => self.of(&r.reference).or(Effect {
-                writes: false,
                 reads: true,
+                ..Effect::default()
             }),
             Expr::RefWrite(w) => self.of(&w.reference).or(self.of(&w.value)).or(Effect {
                 writes: true,
-                reads: false,
+                ..Effect::default()
             }),
             Expr::Call(c) => {
                 let callee = match &c.op {
@@ -177,6 +184,7 @@ impl Effects {
                     other => self.of(other).or(Effect {
                         writes: self.unknown_calls_write,
                         reads: self.unknown_calls_write,
+                        creates: self.unknown_calls_write,
                     }),
                 };
                 callee.or(self.all(&c.args))

@@ -9,16 +9,18 @@ use ir_core::driver::mutate_chain;
 use ir_core::{Family, IdMap, MemoMap, Node, Transformed};
 
 use super::effects::Effects;
+use super::fold_budget::FoldBudget;
 use super::rebind::rebuild_definition;
 use crate::relay::expr::{
     Call, Constant, Expr, ExprMutator, ExprVisitor, If, Let, TupleGetItem, Var,
 };
 use crate::relay::infer::is_complete;
-use crate::relay::ops::{OpValue, SHAPE_ONLY, STATEFUL, op, shape_only_value, value_type};
+use crate::relay::ops::{
+    Limits, MAX_WORK, OpValue, SHAPE_ONLY, STATEFUL, op, shape_only_value, value_type,
+};
 use crate::relay::tensor::Tensor;
 use crate::relay::ty::{Type, TypeMutator, TypeVisitor};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Whether an expression is constant: a `Constant`, or a `Tuple` of constants.
 #[derive(Default)]
@@ -67,11 +69,9 @@ pub struct ConstantFolder {
     substitute: IdMap<Node<Var>, Expr>,
     /// Whether the other fields of a projected tuple literal may be dropped.
     effects: Effects,
-    /// Elements folding may still materialize in all: shared by the
-    /// folders of one run over a module (which may fold functions on
-    /// several threads), so that many calls, each within `max_elements`,
-    /// cannot add up to any amount of memory.
-    budget: Arc<AtomicU64>,
+    /// What folding may still spend in all, shared by the folders of one
+    /// run over a module.
+    budget: Arc<FoldBudget>,
     /// [`ConstantFolder::static_type`]'s answers, and their nodes kept alive.
     static_types: IdMap<Expr, Option<Type>>,
     /// [`ConstantFolder::value_size`]'s answers.
@@ -93,7 +93,7 @@ impl Default for ConstantFolder {
             substitute: IdMap::default(),
             // Without the module, any call of a function may write.
             effects: Effects::new(true),
-            budget: Arc::new(AtomicU64::new(DEFAULT_MAX_TOTAL_ELEMENTS)),
+            budget: Arc::new(FoldBudget::default()),
             static_types: IdMap::default(),
             value_sizes: IdMap::default(),
             answered: Vec::new(),
@@ -115,10 +115,6 @@ const MAX_TUPLE_LEAVES: u64 = 1 << 16;
 /// are copied out of the program): past it the call stays.
 const MAX_ARGUMENT_ELEMENTS: u64 = 1 << 26;
 
-/// The most elements folding materializes in all by default, over a run of
-/// `fold-constant` on a module: a call past it stays a call.
-pub const DEFAULT_MAX_TOTAL_ELEMENTS: u64 = 1 << 26;
-
 impl ConstantFolder {
     /// A folder that materializes no result above `max_elements` elements
     /// (default [`DEFAULT_MAX_ELEMENTS`]).
@@ -129,10 +125,10 @@ impl ConstantFolder {
         }
     }
 
-    /// This folder, drawing the elements it materializes from `budget`
-    /// (shared with other folders of the same run), not a budget of its own
-    /// of [`DEFAULT_MAX_TOTAL_ELEMENTS`].
-    pub fn with_budget(mut self, budget: Arc<AtomicU64>) -> Self {
+    /// This folder, drawing what it materializes and computes from `budget`
+    /// (shared with other folders of the same run), not from a default
+    /// budget of its own.
+    pub fn with_budget(mut self, budget: Arc<FoldBudget>) -> Self {
         self.budget = budget;
         self
     }
@@ -165,17 +161,23 @@ impl ConstantFolder {
         def: &crate::relay::ops::OpDef,
         args: &[OpValue],
         c: &Call,
-        bound: u64,
+        limits: Limits,
     ) -> bool {
         use crate::relay::ops::extent_span;
-        let over = |t: &Type| extent_span(t).is_none_or(|n| n > bound);
+        let over = |t: &Type| extent_span(t).is_none_or(|n| n > limits.max_elements);
         // Inference indexes its arguments: only a call of the right arity
         // gets that far (`apply` refused the others first).
         if args.len() != def.arity {
             return false;
         }
         let types: Vec<Type> = args.iter().map(value_type).collect();
-        types.iter().any(over) || (def.infer)(&types, &c.attrs).is_ok_and(|t| over(&t))
+        types.iter().any(over)
+            || (def.infer)(&types, &c.attrs).is_ok_and(|t| {
+                over(&t)
+                    || def
+                        .work(&types, &c.attrs, &t)
+                        .is_none_or(|w| w > limits.max_work)
+            })
     }
 
     /// The value of a constant or a tuple of constants, if it has at most
@@ -360,21 +362,20 @@ impl ExprMutator for ConstantFolder {
         let Some(args) = args else {
             return new.map(Expr::from);
         };
-        let bound = self.max_elements.min(self.budget.load(Ordering::Relaxed));
-        match def.apply(&args, &c.attrs, bound) {
-            Ok(v) => {
-                let n = elements_of(&v);
-                let _ = self
-                    .budget
-                    .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-                        Some(left.saturating_sub(n))
-                    });
+        let bound = self.max_elements.min(self.budget.elements_left());
+        let limits = Limits {
+            max_elements: bound,
+            max_work: MAX_WORK.min(self.budget.work_left()),
+        };
+        match def.apply(&args, &c.attrs, limits) {
+            Ok((v, work)) => {
+                self.budget.spend(elements_of(&v), work);
                 Transformed::Replace(to_expr(v))
             }
             // Too large, or the kernel refuses (division by zero): keep the
             // call, and count it if only its size stood in the way.
             Err(_) => {
-                if self.exceeds_bound(def, &args, c, bound) {
+                if self.exceeds_bound(def, &args, c, limits) {
                     self.over_bound += 1;
                 }
                 new.map(Expr::from)

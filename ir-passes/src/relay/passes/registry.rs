@@ -5,7 +5,8 @@ use ir_core::pass::{
 };
 use ir_core::{Node, Transformed};
 
-use super::fold_constant::{ConstantFolder, DEFAULT_MAX_ELEMENTS, DEFAULT_MAX_TOTAL_ELEMENTS};
+use super::fold_budget::{DEFAULT_MAX_TOTAL_ELEMENTS, DEFAULT_MAX_TOTAL_WORK, FoldBudget};
+use super::fold_constant::{ConstantFolder, DEFAULT_MAX_ELEMENTS};
 use super::{
     dead_code_elimination_with, eliminate_common_subexpr_skipping, fill_types, module_writes,
     to_anf, to_gnf_with,
@@ -13,7 +14,6 @@ use super::{
 use crate::relay::expr::{Expr, Function};
 use crate::relay::module::RelayModule;
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
 
 /// The pipeline `ir-opt` runs on its demo model.
 pub const DEFAULT_PIPELINE: &str = "infer-type,fold-constant,cse,dce";
@@ -81,17 +81,19 @@ pub fn registry() -> PassRegistry<F> {
     r.register(
         "fold-constant",
         "evaluate constant subexpressions (options `max-elements`: the largest result folded; \
-         `max-total-elements`: the most folded in all)",
+         `max-total-elements`: the most folded in all; `max-total-work`: the most kernel \
+         steps in all)",
         |o: &PassOptions| {
             let max = o.get_u64("max-elements", DEFAULT_MAX_ELEMENTS)?;
             let total = o.get_u64("max-total-elements", DEFAULT_MAX_TOTAL_ELEMENTS)?;
-            o.expect_only(&["max-elements", "max-total-elements"])?;
+            let work = o.get_u64("max-total-work", DEFAULT_MAX_TOTAL_WORK)?;
+            o.expect_only(&["max-elements", "max-total-elements", "max-total-work"])?;
             Ok(Box::new(ModulePass::new(
                 "fold-constant",
                 2,
                 move |m: &RelayModule, ctx: &PassContext<F>| {
                     // One budget for the run, drawn on by every function's folder.
-                    let budget = Arc::new(AtomicU64::new(total));
+                    let budget = Arc::new(FoldBudget::new(total, work));
                     FunctionPass::new(
                         "fold-constant",
                         2,
@@ -106,8 +108,9 @@ pub fn registry() -> PassRegistry<F> {
                                     format!(
                                         "{left} call{} of constants left unfolded: the result \
                                          would have more than {max} elements, or take the run \
-                                         past {total} in all (options `max-elements`, \
-                                         `max-total-elements`)",
+                                         past {total} elements or {work} kernel steps in all \
+                                         (options `max-elements`, `max-total-elements`, \
+                                         `max-total-work`)",
                                         if left == 1 { "" } else { "s" }
                                     ),
                                 );
