@@ -10,8 +10,10 @@ use crate::name_hash::name_hash;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
-use ir_core::{IdMap, IdSet, Node};
-use rustc_hash::FxHashSet;
+use ir_core::{Id, IdMap, IdSet, Node};
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+use std::collections::hash_map::Entry;
 
 use super::expr::{
     AttrValue, Binding, BindingBlock, Call, Constant, Expr, ExprVisitor, Function, SeqExpr, Var,
@@ -62,12 +64,18 @@ pub fn print_expr(e: &Expr) -> String {
 
 /// Names as printed in one function: a name used twice gets `_1`, `_2`.
 /// An `if` branch is a scope: its names are free again after it.
+///
+/// Most variables print under their own name, which costs one lookup of
+/// its hash, and no string; only the others (a clash, or a name that is not
+/// an identifier) are remembered with the name they got.
 #[derive(Default)]
 struct Names {
-    by_var: IdMap<Node<Var>, String>,
-    /// The names given and in scope, by hash (two names of one hash count
-    /// as one: the second is suffixed, which keeps names unique).
-    used: FxHashSet<u64>,
+    /// The names in scope, by hash, and the variable each belongs to (two
+    /// names of one hash count as one: the second is suffixed, which keeps
+    /// names unique).
+    owner: FxHashMap<u64, Id<Node<Var>>>,
+    /// Variables printed under another name than their own.
+    renamed: IdMap<Node<Var>, String>,
     /// Names defined in each open branch.
     scopes: Vec<Vec<u64>>,
 }
@@ -79,40 +87,54 @@ impl Names {
 
     fn leave(&mut self) {
         for name in self.scopes.pop().unwrap_or_default() {
-            self.used.remove(&name);
+            self.owner.remove(&name);
         }
     }
 
     /// The variable's name, given at its first mention.
-    fn define(&mut self, v: &Node<Var>) -> &str {
+    fn define<'v>(&mut self, v: &'v Node<Var>) -> Cow<'v, str> {
         let id = v.id();
-        if !self.by_var.contains_key(&id) {
-            let name = self.fresh(v);
-            self.by_var.insert(id, name);
+        if let Some(name) = self.renamed.get(&id) {
+            return Cow::Owned(name.clone());
         }
-        self.by_var.get(&id).map_or("", String::as_str)
-    }
-
-    fn fresh(&mut self, v: &Node<Var>) -> String {
-        let mut name = match v.name.as_str() {
-            "" => "v".to_owned(),
-            n if n.contains('.') => n.replace('.', "_"),
-            n => n.to_owned(),
-        };
-        let mut key = name_hash(&name);
-        if !self.used.insert(key) {
-            let base = name;
-            let mut i = 1;
-            loop {
-                let candidate = format!("{base}_{i}");
-                key = name_hash(&candidate);
-                if self.used.insert(key) {
-                    name = candidate;
-                    break;
+        let own = v.name.as_str();
+        if !own.is_empty() && !own.contains('.') {
+            let key = name_hash(own);
+            match self.owner.entry(key) {
+                Entry::Occupied(e) if *e.get() == id => return Cow::Borrowed(own),
+                Entry::Vacant(e) => {
+                    e.insert(id);
+                    if let Some(scope) = self.scopes.last_mut() {
+                        scope.push(key);
+                    }
+                    return Cow::Borrowed(own);
                 }
-                i += 1;
+                Entry::Occupied(_) => {}
             }
         }
+        let name = self.fresh(v);
+        self.renamed.insert(id, name.clone());
+        Cow::Owned(name)
+    }
+
+    /// A name for `v` that no variable in scope has: its own, made an
+    /// identifier, suffixed `_1`, `_2`, ... until free.
+    fn fresh(&mut self, v: &Node<Var>) -> String {
+        let base = match v.name.as_str() {
+            "" => "v".to_owned(),
+            n => n.replace('.', "_"),
+        };
+        let mut name = base.clone();
+        let mut i = 0;
+        let key = loop {
+            let key = name_hash(&name);
+            if let Entry::Vacant(e) = self.owner.entry(key) {
+                e.insert(v.id());
+                break key;
+            }
+            i += 1;
+            name = format!("{base}_{i}");
+        };
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(key);
         }
@@ -329,7 +351,7 @@ impl Printer {
                 text.clear();
                 self.write_value(&mut text, value, names, true);
                 out.push_str(&pad);
-                out.push_str(names.define(&b.var));
+                out.push_str(&names.define(&b.var));
                 out.push_str(": ");
                 self.write_sinfo(out, &b.var.sinfo);
                 out.push_str(" = ");
@@ -364,7 +386,7 @@ impl Printer {
     /// constant printed before and calls of them need no string of their own.
     fn write_value(&mut self, out: &mut String, e: &Expr, names: &mut Names, top: bool) {
         match e {
-            Expr::Var(v) => out.push_str(names.define(v)),
+            Expr::Var(v) => out.push_str(&names.define(v)),
             Expr::Op(o) => {
                 out.push_str("R.");
                 out.push_str(&o.name);
@@ -435,7 +457,7 @@ impl Printer {
                     format!("metadata[\"ir.GenericConst\"][{}]", self.metadata - 1)
                 }
             }
-            Expr::Var(v) => names.define(v).to_owned(),
+            Expr::Var(v) => names.define(v).into_owned(),
             Expr::ShapeExpr(s) => format!("R.shape([{}])", self.prims(&s.values, false)),
             Expr::PrimValue(p) => p.value.to_string(),
             Expr::StringImm(s) => format!("R.str({})", quote(&s.value)),
