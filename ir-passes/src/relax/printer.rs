@@ -227,7 +227,7 @@ impl Printer {
             .params
             .iter()
             .map(|p| {
-                let name = names.define(p).to_owned();
+                let name = names.define(p);
                 format!("{name}: {}", self.sinfo(&p.sinfo, true))
             })
             .collect();
@@ -305,7 +305,7 @@ impl Printer {
         for b in &block.bindings {
             self.binding(out, b, names, level + 1);
             if !b.var.dataflow {
-                outputs.push(names.define(&b.var).to_owned());
+                outputs.push(names.define(&b.var));
             }
         }
         let _ = writeln!(out, "{}R.output({})", indent(level + 1), outputs.join(", "));
@@ -326,14 +326,14 @@ impl Printer {
         let pad = indent(level);
         match (&b.value, &b.cast) {
             (Expr::Function(f), None) => {
-                let name = names.define(&b.var).to_owned();
+                let name = names.define(&b.var);
                 let _ = writeln!(out, "{pad}# from tvm.script import relax as R\n{pad}");
                 self.function_nested(out, &name, f, level);
                 out.push('\n');
             }
             (Expr::If(i), None) => {
                 let cond = self.value(&i.cond, names, false);
-                let name = names.define(&b.var).to_owned();
+                let name = names.define(&b.var);
                 let ty = self.sinfo(&b.var.sinfo, false);
                 let _ = writeln!(out, "{pad}if {cond}:");
                 names.enter();
@@ -361,7 +361,7 @@ impl Printer {
             }
             (value, cast) => {
                 let value = self.value(value, names, true);
-                let name = names.define(&b.var).to_owned();
+                let name = names.define(&b.var);
                 let ty = self.sinfo(&b.var.sinfo, false);
                 match cast {
                     None => {
