@@ -750,3 +750,75 @@ fn split_clip_tanh_and_sigmoid() {
         &[-2f32, 0.5, 3.].map(|v| 1. / (1. + (-v).exp())),
     );
 }
+
+/// Integer kernels compute in integers: sums wrap as the machine does,
+/// int64 values past 2^53 stay exact; the mean of no floats is NaN.
+#[test]
+fn integer_kernels_are_exact_and_wrap() {
+    let big = 9007199254740993i64;
+    let i64s = |values: &[i64]| {
+        Value::Tensor(Tensor::I64(
+            ArrayD::from_shape_vec(IxDyn(&[values.len()]), values.to_vec()).unwrap(),
+        ))
+    };
+    let out = run(
+        &format!(
+            "#[version = \"0.0.5\"]\ndef @main() {{\n  \
+             (sum(concatenate((reshape(4611686018427387904i64, newshape=[1]), \
+             reshape(4611686018427387904i64, newshape=[1])))), \
+             reshape(nn.bias_add(reshape({big}i64, newshape=[1, 1]), reshape(0i64, newshape=[1])), newshape=[1]), \
+             reshape(clip({big}i64, a_min=0, a_max=9e18f), newshape=[1]), \
+             mean(zeros(shape=[0])))\n}}"
+        ),
+        &[],
+    );
+    let Value::Tuple(items) = &out else {
+        panic!("a tuple")
+    };
+    assert_eq!(
+        items[0],
+        Value::Tensor(Tensor::I64(ndarray::arr0(i64::MIN).into_dyn()))
+    );
+    assert_eq!(items[1], i64s(&[big]));
+    assert_eq!(items[2], i64s(&[big]));
+    let Value::Tensor(Tensor::F32(mean)) = &items[3] else {
+        panic!("a float32 mean")
+    };
+    assert!(mean.iter().all(|v| v.is_nan()));
+    // A shape folds from the type, exactly.
+    let m = parse_module(&format!(
+        "#[version = \"0.0.5\"]\ndef @main(%z: Tensor[(2, {big}), float32]) {{\n  shape_of(%z, dtype=\"int64\")\n}}"
+    ))
+    .unwrap();
+    let folded = irkit::pass::PassContext::default()
+        .run(
+            &ir_passes::relay::passes::registry()
+                .pipeline("fold-constant")
+                .unwrap(),
+            &m,
+        )
+        .unwrap();
+    let printed = print_module(&folded);
+    assert!(
+        printed.contains(&format!("\"data\":[2,{big}]")),
+        "{printed}"
+    );
+}
+
+/// `sum` over many axes is one pass over its input: a rank-64 tensor
+/// of a million elements is summed as fast as a vector.
+#[test]
+fn a_sum_over_many_axes_is_one_pass() {
+    let ones = vec!["1"; 63].join(", ");
+    let out = run(
+        &format!(
+            "#[version = \"0.0.5\"]\ndef @main() {{\n  sum(ones(shape=[1048576, {ones}]), axis=[0, 1, 2, 3, 4, 5, 6, 7], keepdims=True)\n}}"
+        ),
+        &[],
+    );
+    let Value::Tensor(Tensor::F32(a)) = &out else {
+        panic!("a float32 tensor")
+    };
+    assert_eq!(a.shape(), vec![1; 64].as_slice());
+    assert_eq!(a.iter().next(), Some(&1048576.0));
+}

@@ -74,7 +74,7 @@ pub fn print_module(module: &RelayModule) -> String {
         out.reserve(p.doc.arena.len());
         p.doc.flatten(&p.doc.blocks[block], &mut out);
     }
-    out.push_str(&p.metadata());
+    p.write_metadata(&mut out);
     out
 }
 
@@ -98,9 +98,9 @@ pub fn print_expr(e: &Expr) -> String {
         p.seq(e);
         p.end_block()
     });
-    let metadata = p.metadata();
-    let mut out = p.doc.into_text(block);
-    out.push_str(&metadata);
+    let doc = std::mem::take(&mut p.doc);
+    let mut out = doc.into_text(block);
+    p.write_metadata(&mut out);
     out
 }
 
@@ -1056,18 +1056,18 @@ impl Printer {
     /// The `#[metadata]` section: `{"relay.Constant": [{"data", "dtype", "shape"}]}`,
     /// written as it goes (a JSON tree of a large constant took some twelve
     /// times the constant's memory), each value formatted by `serde_json`.
-    fn metadata(&self) -> String {
+    fn write_metadata(&self, out: &mut String) {
         use std::fmt::Write;
         if self.meta.is_empty() {
-            return String::new();
+            return;
         }
-        let mut out = String::from("#[metadata]\n{\"relay.Constant\":[");
+        out.push_str("#[metadata]\n{\"relay.Constant\":[");
         for (i, t) in self.meta.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
             out.push_str("{\"data\":[");
-            write_metadata_values(&mut out, t);
+            write_metadata_values(out, t);
             out.push(']');
             let dtype = serde_json::Value::from(t.dtype().to_string());
             let _ = write!(out, ",\"dtype\":{dtype},\"shape\":[");
@@ -1080,7 +1080,6 @@ impl Printer {
             out.push_str("]}");
         }
         out.push_str("]}\n");
-        out
     }
 }
 

@@ -114,7 +114,9 @@ impl Tensor {
             ($variant:ident, $t:ty) => {{
                 let mut out = Vec::with_capacity(n);
                 for &v in values {
-                    if v.fract() != 0.0 || v < <$t>::MIN as f64 || v > <$t>::MAX as f64 {
+                    // `MAX as f64` rounds up to 2^63 for i64: the bound is
+                    // -MIN, excluded.
+                    if v.fract() != 0.0 || v < <$t>::MIN as f64 || v >= -(<$t>::MIN as f64) {
                         return Err(format!("{v} is not a valid {dtype}"));
                     }
                     out.push(v as $t);
@@ -152,6 +154,20 @@ impl Tensor {
         ArrayD::from_shape_vec(IxDyn(shape), values)
             .map(Tensor::I64)
             .map_err(|e| e.to_string())
+    }
+
+    /// This int64 tensor as `dtype` (int16, int32 or int64), each value's
+    /// low bits kept, as C converts.
+    pub fn wrapped_to(self, dtype: DType) -> Result<Self, String> {
+        let Tensor::I64(a) = self else {
+            return Err("wrapped_to converts an int64 tensor".into());
+        };
+        match dtype {
+            DType::I16 => Ok(Tensor::I16(a.mapv(|v| v as i16))),
+            DType::I32 => Ok(Tensor::I32(a.mapv(|v| v as i32))),
+            DType::I64 => Ok(Tensor::I64(a)),
+            other => Err(format!("{other} is not an integer type")),
+        }
     }
 
     /// How many elements it holds.

@@ -243,10 +243,19 @@ static OPS: &[OpDef] = &[
         },
         eval: |args, attrs| {
             let (low, high) = clip_bounds(attrs)?;
-            // TVM's order: the upper bound first, then the lower.
-            map_array(as_tensor(&args[0])?, |a| {
-                Ok(a.mapv(|v| v.min(high).max(low)))
-            })
+            // TVM's order: the upper bound first, then the lower; integers
+            // against the bounds cast to their type, never through f64.
+            macro_rules! ints {
+                ($a:expr, $variant:ident, $t:ty) => {
+                    Tensor::$variant($a.mapv(|v| v.min(high as $t).max(low as $t)))
+                };
+            }
+            Ok(OpValue::Tensor(match as_tensor(&args[0])? {
+                Tensor::I16(a) => ints!(a, I16, i16),
+                Tensor::I32(a) => ints!(a, I32, i32),
+                Tensor::I64(a) => ints!(a, I64, i64),
+                t => return map_array(t, |a| Ok(a.mapv(|v| v.min(high).max(low)))),
+            }))
         },
     },
     OpDef {
@@ -375,12 +384,7 @@ static OPS: &[OpDef] = &[
                 dtype_attr(attrs, DType::I32)?,
             ))
         },
-        eval: |args, attrs| {
-            let t = as_tensor(&args[0])?;
-            let dims: Vec<f64> = t.shape().iter().map(|&d| d as f64).collect();
-            Tensor::from_f64s(dtype_attr(attrs, DType::I32)?, &[dims.len()], &dims)
-                .map(OpValue::Tensor)
-        },
+        eval: |args, attrs| shape_only_value("shape_of", &value_type(&args[0]), attrs),
     },
     OpDef {
         name: "ndarray_size",
@@ -389,11 +393,7 @@ static OPS: &[OpDef] = &[
             tensor_type(&args[0])?;
             Ok(Type::scalar(dtype_attr(attrs, DType::I32)?))
         },
-        eval: |args, attrs| {
-            let count = as_tensor(&args[0])?.shape().iter().product::<usize>();
-            Tensor::from_f64s(dtype_attr(attrs, DType::I32)?, &[], &[count as f64])
-                .map(OpValue::Tensor)
-        },
+        eval: |args, attrs| shape_only_value("ndarray_size", &value_type(&args[0]), attrs),
     },
     OpDef {
         name: "zeros",
@@ -464,19 +464,23 @@ pub fn shape_only_value(name: &str, t: &Type, attrs: &Attrs) -> Result<OpValue, 
     let (shape, _) = tensor_type(t)?;
     let dims = known(&shape)?;
     let dtype = dtype_attr(attrs, DType::I32)?;
-    match name {
-        "shape_of" => {
-            let values: Vec<f64> = dims.iter().map(|&d| d as f64).collect();
-            Tensor::from_f64s(dtype, &[values.len()], &values)
-        }
+    let (shape, values): (&[usize], Vec<i64>) = match name {
+        "shape_of" => (&[dims.len()], dims.iter().map(|&d| d as i64).collect()),
         "ndarray_size" => {
             let count = dims
                 .iter()
-                .try_fold(1u64, |n, &d| n.checked_mul(d as u64))
+                .try_fold(1i64, |n, &d| n.checked_mul(d as i64))
                 .ok_or("the element count overflows")?;
-            Tensor::from_f64s(dtype, &[], &[count as f64])
+            (&[], vec![count])
         }
-        other => Err(format!("`{other}` reads more than its argument's shape")),
+        other => return Err(format!("`{other}` reads more than its argument's shape")),
+    };
+    // Integers exactly, as the dtype holds them; floats rounded once.
+    if dtype.is_float() {
+        let values: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+        Tensor::from_f64s(dtype, shape, &values)
+    } else {
+        Tensor::from_i64s(shape, values).and_then(|t| t.wrapped_to(dtype))
     }
     .map(OpValue::Tensor)
 }
@@ -703,31 +707,83 @@ fn infer_reduce(t: &Type, attrs: &Attrs) -> Result<Type, String> {
     Ok(Type::tensor(out, dtype))
 }
 
+/// `sum` and `mean` in one pass over the input: each element adds into
+/// the output element its kept coordinates name. Integers sum in i64,
+/// wrapping as the machine does, and a mean divides with truncation;
+/// floats sum in f64, and the mean of nothing is NaN (0 / 0).
 fn eval_reduce(v: &OpValue, attrs: &Attrs, mean: bool) -> Result<OpValue, String> {
     let t = as_tensor(v)?;
-    let folded = reduce_axes(t.shape().len(), attrs)?;
-    let keep = keepdims(attrs);
-    let count: usize = t
-        .shape()
+    let shape = t.shape();
+    let folded = reduce_axes(shape.len(), attrs)?;
+    let out_shape: Vec<usize> = shape
+        .iter()
+        .zip(&folded)
+        .filter_map(|(&d, &f)| match (f, keepdims(attrs)) {
+            (false, _) => Some(d),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    let count: usize = shape
         .iter()
         .zip(&folded)
         .filter(|(_, f)| **f)
         .map(|(d, _)| *d)
         .product();
-    map_array(t, |a| {
-        let mut out = a.clone();
-        // Fold the highest axes first, so the lower ones keep their index.
-        for axis in (0..folded.len()).rev().filter(|&i| folded[i]) {
-            out = out.sum_axis(ndarray::Axis(axis));
-            if keep {
-                out.insert_axis_inplace(ndarray::Axis(axis));
+    // The output offset of each input axis's step: 0 for a folded axis.
+    let mut strides = vec![0usize; shape.len()];
+    let mut step = 1;
+    for i in (0..shape.len()).rev() {
+        if !folded[i] {
+            strides[i] = step;
+            step *= shape[i];
+        }
+    }
+    let out_len: usize = out_shape.iter().product();
+    // Visits input elements in order with the output offset of each.
+    let each = |f: &mut dyn FnMut(usize, usize)| {
+        let mut index = vec![0usize; shape.len()];
+        let mut offset = 0usize;
+        for i in 0..t.element_count() {
+            f(i, offset);
+            for axis in (0..shape.len()).rev() {
+                index[axis] += 1;
+                offset += strides[axis];
+                if index[axis] < shape[axis] {
+                    break;
+                }
+                offset -= strides[axis] * shape[axis];
+                index[axis] = 0;
             }
         }
-        if mean && count > 0 {
-            out.mapv_inplace(|x| x / count as f64);
+    };
+    if t.dtype().is_float() || t.dtype() == DType::BOOL {
+        let xs = t.to_f64s();
+        let mut sums = vec![0.0; out_len];
+        each(&mut |i, o| sums[o] += xs[i]);
+        if mean {
+            sums.iter_mut().for_each(|s| *s /= count as f64);
         }
-        Ok(out)
-    })
+        return Tensor::from_f64s(t.dtype(), &out_shape, &sums).map(OpValue::Tensor);
+    }
+    let xs: Vec<i64> = match t {
+        Tensor::I16(a) => a.iter().map(|&v| i64::from(v)).collect(),
+        Tensor::I32(a) => a.iter().map(|&v| i64::from(v)).collect(),
+        Tensor::I64(a) => a.iter().copied().collect(),
+        other => return Err(format!("no sum kernel for {}", other.dtype())),
+    };
+    let mut sums = vec![0i64; out_len];
+    each(&mut |i, o| sums[o] = sums[o].wrapping_add(xs[i]));
+    if mean {
+        if count == 0 {
+            return Err("the mean of no integers".into());
+        }
+        sums.iter_mut()
+            .for_each(|s| *s = s.wrapping_div(count as i64));
+    }
+    Tensor::from_i64s(&out_shape, sums)
+        .and_then(|wide| wide.wrapped_to(t.dtype()))
+        .map(OpValue::Tensor)
 }
 
 // ---- types ----
@@ -1117,7 +1173,7 @@ macro_rules! float_arith {
     }};
 }
 
-fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
+pub(super) fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
     let (a, b) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
     let out = match (a, b) {
         (Tensor::I16(a), Tensor::I16(b)) if kind.is_comparison() => compare(a, b, kind)?,
@@ -1215,8 +1271,8 @@ fn map_array(
     t: &Tensor,
     f: impl Fn(&ArrayD<f64>) -> Result<ArrayD<f64>, String>,
 ) -> Result<OpValue, String> {
-    // Arithmetic kernels (`clip`, `sum`, `mean`) compute in f64: exact for
-    // every value of the supported dtypes except int64 beyond 2^53.
+    // Float kernels compute in f64; integer ones have their own paths
+    // (a float one given integers rounds int64 past 2^53).
     // Operators that only move elements use `rearranged!`, exact for all.
     let shape = t.shape().to_vec();
     let wide = ArrayD::from_shape_vec(IxDyn(&shape), t.to_f64s()).map_err(|e| e.to_string())?;

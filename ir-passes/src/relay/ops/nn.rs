@@ -333,19 +333,23 @@ fn infer_bias_add(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     Ok(Type::tensor(sx, dx))
 }
 
+/// `add` of the bias shaped to broadcast along `axis`: integers add as
+/// `add` does, wrapping, and never pass through f64.
 fn eval_bias_add(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let (x, bias) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
-    let (shape, mut xs) = wide(x);
+    let shape = x.shape();
     let axis = normalize_axis(axis_attr(attrs, 1)?, shape.len())?;
-    let bs = bias.to_f64s();
-    if shape.is_empty() || bs.len() != shape[axis] || x.dtype() != bias.dtype() {
+    if shape.is_empty() || bias.element_count() != shape[axis] || x.dtype() != bias.dtype() {
         return Err("the bias does not match the axis".into());
     }
-    let inner: usize = shape[axis + 1..].iter().product();
-    for (i, v) in xs.iter_mut().enumerate() {
-        *v += bs[(i / inner.max(1)) % shape[axis]];
-    }
-    Tensor::from_f64s(x.dtype(), &shape, &xs).map(OpValue::Tensor)
+    let mut along = vec![1; shape.len()];
+    along[axis] = shape[axis];
+    let reshape = Attrs::from_iter([(
+        "newshape".to_owned(),
+        AttrValue::List(along.iter().map(|&d| AttrValue::Int(d as i64)).collect()),
+    )]);
+    let bias = (super::op("reshape").ok_or("no reshape")?.eval)(&args[1..2], &reshape)?;
+    super::eval_binary(&[args[0].clone(), bias], super::Bin::Add)
 }
 
 // ---- nn.softmax ----

@@ -11,10 +11,20 @@ use crate::relay::ty::{Dim, Type};
 /// `name` takes on arguments of types `args` giving `result`; `None` when
 /// the count overflows a `u64`.
 pub(super) fn estimate(name: &str, args: &[Type], attrs: &Attrs, result: &Type) -> Option<u64> {
+    // Elements read and written, each at a cost that grows with the rank:
+    // a kernel steps an index of that many coordinates per element.
+    let rank = args
+        .iter()
+        .chain([result])
+        .filter_map(|t| tensor_type(t).ok())
+        .map(|(shape, _)| shape.len() as u64)
+        .max()
+        .unwrap_or(0);
     let moved = args
         .iter()
         .chain([result])
-        .try_fold(0u64, |n, t| n.checked_add(extent_span(t)?))?;
+        .try_fold(0u64, |n, t| n.checked_add(extent_span(t)?))?
+        .checked_mul(1 + rank)?;
     let product = |dims: &[Dim]| {
         dims.iter().try_fold(1u64, |n, d| match d {
             Dim::Known(k) => n.checked_mul(u64::try_from(*k).ok()?.max(1)),

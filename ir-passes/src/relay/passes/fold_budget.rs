@@ -10,9 +10,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// `fold-constant` on a module: a call past it stays a call.
 pub const DEFAULT_MAX_TOTAL_ELEMENTS: u64 = 1 << 26;
 
-/// The most kernel steps (multiply-adds, or elements read and written)
-/// folding takes in all by default, over a run: a second or so.
-pub const DEFAULT_MAX_TOTAL_WORK: u64 = 1 << 31;
+/// The most kernel steps (multiply-adds, or elements read and written,
+/// weighed by rank) folding takes in all by default, over a run: a few
+/// seconds at most on this machine (pooling takes about 3 ns a step).
+pub const DEFAULT_MAX_TOTAL_WORK: u64 = 1 << 30;
 
 /// A run's budget, shared by its folders.
 ///

@@ -58,6 +58,16 @@ impl ExprVisitor for ConstantChecker {
     }
 }
 
+/// Why a call of constants was not folded.
+enum Refusal {
+    /// Its arguments, result or work pass the bounds or the run's budget.
+    OverBound,
+    /// The kernel ran and failed, having done this much work.
+    Ran(u64),
+    /// The call is ill-typed.
+    Invalid,
+}
+
 /// Folds constant subexpressions (see the module docs).
 pub struct ConstantFolder {
     memo: MemoMap<Expr>,
@@ -156,28 +166,35 @@ impl ConstantFolder {
     }
 
     /// Whether a call of these constants failed only for its size.
-    fn exceeds_bound(
+    /// Why `apply` refused a call whose arguments are `args`.
+    fn refusal(
         &self,
         def: &crate::relay::ops::OpDef,
         args: &[OpValue],
         c: &Call,
         limits: Limits,
-    ) -> bool {
+    ) -> Refusal {
         use crate::relay::ops::extent_span;
         let over = |t: &Type| extent_span(t).is_none_or(|n| n > limits.max_elements);
         // Inference indexes its arguments: only a call of the right arity
         // gets that far (`apply` refused the others first).
         if args.len() != def.arity {
-            return false;
+            return Refusal::Invalid;
         }
         let types: Vec<Type> = args.iter().map(value_type).collect();
-        types.iter().any(over)
-            || (def.infer)(&types, &c.attrs).is_ok_and(|t| {
-                over(&t)
-                    || def
-                        .work(&types, &c.attrs, &t)
-                        .is_none_or(|w| w > limits.max_work)
-            })
+        if types.iter().any(over) {
+            return Refusal::OverBound;
+        }
+        let Ok(result) = (def.infer)(&types, &c.attrs) else {
+            return Refusal::Invalid;
+        };
+        if over(&result) {
+            return Refusal::OverBound;
+        }
+        match def.work(&types, &c.attrs, &result) {
+            Some(w) if w <= limits.max_work => Refusal::Ran(w),
+            _ => Refusal::OverBound,
+        }
     }
 
     /// The value of a constant or a tuple of constants, if it has at most
@@ -356,27 +373,48 @@ impl ExprMutator for ConstantFolder {
                 return Transformed::Replace(to_expr(v));
             }
         }
+        let bound = self.max_elements.min(self.budget.elements_left());
+        let limits = Limits {
+            max_elements: bound,
+            max_work: MAX_WORK.min(self.budget.work_left()),
+        };
+        // The arguments' values are copied out of the program before the
+        // kernel sees them: that copy is bounded and charged too.
+        let mut copied = 0u64;
+        for a in &c.args {
+            match self.value_size(a) {
+                Some((elements, _)) if elements <= bound => copied += elements,
+                Some(_) => {
+                    self.over_bound += 1;
+                    return new.map(Expr::from);
+                }
+                None => return new.map(Expr::from),
+            }
+        }
+        if copied > limits.max_work {
+            self.over_bound += 1;
+            return new.map(Expr::from);
+        }
         let args: Option<Vec<OpValue>> = c.args.iter().map(|a| self.value(a)).collect();
         // Only a result whose size the types bound, within the limit, is
         // computed: the kernel allocates it whole.
         let Some(args) = args else {
             return new.map(Expr::from);
         };
-        let bound = self.max_elements.min(self.budget.elements_left());
-        let limits = Limits {
-            max_elements: bound,
-            max_work: MAX_WORK.min(self.budget.work_left()),
-        };
+        self.budget.spend(0, copied);
         match def.apply(&args, &c.attrs, limits) {
             Ok((v, work)) => {
                 self.budget.spend(elements_of(&v), work);
                 Transformed::Replace(to_expr(v))
             }
-            // Too large, or the kernel refuses (division by zero): keep the
-            // call, and count it if only its size stood in the way.
+            // Too large, or the kernel refuses (division by zero, a value
+            // its dtype cannot hold): keep the call. Count it if only its
+            // size stood in the way; charge the kernel's work if it ran.
             Err(_) => {
-                if self.exceeds_bound(def, &args, c, limits) {
-                    self.over_bound += 1;
+                match self.refusal(def, &args, c, limits) {
+                    Refusal::OverBound => self.over_bound += 1,
+                    Refusal::Ran(work) => self.budget.spend(0, work),
+                    Refusal::Invalid => {}
                 }
                 new.map(Expr::from)
             }
