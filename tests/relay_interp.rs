@@ -822,3 +822,42 @@ fn a_sum_over_many_axes_is_one_pass() {
     assert_eq!(a.shape(), vec![1; 64].as_slice());
     assert_eq!(a.iter().next(), Some(&1048576.0));
 }
+
+/// Edge cases of the integer paths, as TVM computes them.
+#[test]
+fn integer_edge_cases() {
+    let out = run(
+        "#[version = \"0.0.5\"]\ndef @main() {\n  \
+         (cast(1e19f, dtype=\"int64\"), \
+         mean(multiply(cast(ones(shape=[2]), dtype=\"int16\"), 30000i16)), \
+         nn.bias_add(ones(shape=[2, 0, 3]), ones(shape=[0]), axis=1))\n}",
+        &[],
+    );
+    let Value::Tuple(items) = &out else {
+        panic!("a tuple")
+    };
+    // Saturated, as a float past the range converts.
+    assert_eq!(
+        items[0],
+        Value::Tensor(Tensor::I64(ndarray::arr0(i64::MAX).into_dyn()))
+    );
+    // The sum wraps in int16 (-5536), then divides by 2 in int16.
+    assert_eq!(
+        items[1],
+        Value::Tensor(Tensor::I16(ndarray::arr0(-2768i16).into_dyn()))
+    );
+    let Value::Tensor(t) = &items[2] else {
+        panic!("a tensor")
+    };
+    assert_eq!(t.shape(), &[2, 0, 3]);
+    // A tuple argument is sized before it is copied for a kernel: 60,000
+    // uses of one tensor of 300 elements are an error, not 72 MB copied.
+    let mut text = String::from(
+        "#[version = \"0.0.5\"]\ndef @main() {\n  let %x = ones(shape=[300]);\n  concatenate((",
+    );
+    text.push_str(&vec!["%x"; 60000].join(", "));
+    text.push_str("))\n}");
+    let m = parse_module(&text).unwrap();
+    let err = run_main(&m, &[]).unwrap_err();
+    assert!(err.contains("holds more than 16777216 elements"), "{err}");
+}

@@ -17,6 +17,10 @@ use super::tensor::Tensor;
 /// past it, evaluation stops with an error instead of allocating.
 pub const MAX_ELEMENTS: u64 = 1 << 24;
 
+/// The most tensors in one operator argument (a tuple) the interpreter
+/// passes to a kernel.
+pub const MAX_ARGUMENT_TENSORS: u64 = 1 << 16;
+
 /// A runtime value. Values nest as deep as the program makes them (a tuple
 /// in a tuple a million times): dropping one is a loop, and cloning,
 /// comparing and printing one grow the stack as they go.
@@ -166,12 +170,43 @@ impl Value {
         }
     }
 
+    /// The value as an operator argument, copied out, if it holds at most
+    /// [`MAX_ELEMENTS`] elements in at most [`MAX_ARGUMENT_TENSORS`]
+    /// tensors, counting shared parts each time: a tuple holding one
+    /// tensor a thousand times, or another tuple twice forty deep, is sized
+    /// before anything is copied.
     fn to_op_value(&self) -> Result<OpValue, String> {
+        let (mut elements, mut tensors) = (0u64, 0u64);
+        self.size_within(&mut elements, &mut tensors)?;
+        self.copy_op_value()
+    }
+
+    fn size_within(&self, elements: &mut u64, tensors: &mut u64) -> Result<(), String> {
+        guarded(|| match self {
+            Value::Tensor(t) => {
+                *tensors += 1;
+                *elements = elements.saturating_add(t.element_count() as u64);
+                if *elements > MAX_ELEMENTS || *tensors > MAX_ARGUMENT_TENSORS {
+                    return Err(format!(
+                        "an operator argument holds more than {MAX_ELEMENTS} elements or \
+                         {MAX_ARGUMENT_TENSORS} tensors"
+                    ));
+                }
+                Ok(())
+            }
+            Value::Tuple(items) => items
+                .iter()
+                .try_for_each(|v| v.size_within(elements, tensors)),
+            _ => Err("an operator argument must be a tensor or a tuple of tensors".into()),
+        })
+    }
+
+    fn copy_op_value(&self) -> Result<OpValue, String> {
         guarded(|| match self {
             Value::Tensor(t) => Ok(OpValue::Tensor(t.clone())),
             Value::Tuple(items) => items
                 .iter()
-                .map(Value::to_op_value)
+                .map(Value::copy_op_value)
                 .collect::<Result<_, _>>()
                 .map(OpValue::Tuple),
             _ => Err("an operator argument must be a tensor or a tuple of tensors".into()),

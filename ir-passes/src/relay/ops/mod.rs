@@ -523,14 +523,18 @@ fn eval_cast(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     if let Some(out) = exact {
         return Ok(OpValue::Tensor(out));
     }
+    if dtype == DType::I64 {
+        // Floats truncate and saturate (NaN to 0), straight into i64: the
+        // top of the range is not an f64.
+        let values: Vec<i64> = t.to_f64s().into_iter().map(|v| v as i64).collect();
+        return Tensor::from_i64s(t.shape(), values).map(OpValue::Tensor);
+    }
     let values: Vec<f64> = t
         .to_f64s()
         .into_iter()
         .map(|v| match dtype {
             DType::I16 => (v.trunc() as i16).into(),
             DType::I32 => (v.trunc() as i32).into(),
-            DType::I64 if v.is_nan() => 0.0,
-            DType::I64 => v.trunc().clamp(i64::MIN as f64, i64::MAX as f64),
             _ => v,
         })
         .collect();
@@ -636,6 +640,25 @@ fn eval_split(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
         begin = end;
     }
     Ok(OpValue::Tuple(parts))
+}
+
+/// `nn.bias_add`: `add` of the bias shaped to broadcast along `axis`, so
+/// that integers add as `add` does, wrapping, and never pass through f64.
+fn eval_bias_add(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
+    let (x, bias) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
+    let shape = x.shape();
+    let axis = normalize_axis(axis_attr(attrs, 1)?, shape.len())?;
+    if shape.is_empty() || bias.element_count() != shape[axis] || x.dtype() != bias.dtype() {
+        return Err("the bias does not match the axis".into());
+    }
+    let mut along = vec![1; shape.len()];
+    along[axis] = shape[axis];
+    let bias = rearranged!(bias, |a| {
+        a.to_shape(IxDyn(&along))
+            .map(|v| v.to_owned())
+            .map_err(|e| e.to_string())
+    })?;
+    eval_binary(&[args[0].clone(), bias], Bin::Add)
 }
 
 /// `nn.batch_flatten`: a reshape to the batch axis and the rest, on the
@@ -774,16 +797,27 @@ fn eval_reduce(v: &OpValue, attrs: &Attrs, mean: bool) -> Result<OpValue, String
     };
     let mut sums = vec![0i64; out_len];
     each(&mut |i, o| sums[o] = sums[o].wrapping_add(xs[i]));
-    if mean {
-        if count == 0 {
-            return Err("the mean of no integers".into());
-        }
-        sums.iter_mut()
-            .for_each(|s| *s = s.wrapping_div(count as i64));
+    let sums = Tensor::from_i64s(&out_shape, sums)?.wrapped_to(t.dtype())?;
+    if !mean {
+        return Ok(OpValue::Tensor(sums));
     }
-    Tensor::from_i64s(&out_shape, sums)
-        .and_then(|wide| wide.wrapped_to(t.dtype()))
-        .map(OpValue::Tensor)
+    // As TVM: the sum in the data's type, divided by the count in that
+    // type, truncating.
+    macro_rules! divide {
+        ($a:expr, $variant:ident, $t:ty) => {{
+            let count = count as $t;
+            if count == 0 {
+                return Err("the mean divides by a count of 0 in its type".into());
+            }
+            Tensor::$variant($a.mapv(|s| s.wrapping_div(count)))
+        }};
+    }
+    Ok(OpValue::Tensor(match sums {
+        Tensor::I16(a) => divide!(a, I16, i16),
+        Tensor::I32(a) => divide!(a, I32, i32),
+        Tensor::I64(a) => divide!(a, I64, i64),
+        other => other,
+    }))
 }
 
 // ---- types ----
@@ -1173,7 +1207,7 @@ macro_rules! float_arith {
     }};
 }
 
-pub(super) fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
+fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
     let (a, b) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
     let out = match (a, b) {
         (Tensor::I16(a), Tensor::I16(b)) if kind.is_comparison() => compare(a, b, kind)?,

@@ -30,7 +30,7 @@ pub(super) static NN_OPS: [OpDef; 7] = [
         name: "nn.bias_add",
         arity: 2,
         infer: infer_bias_add,
-        eval: eval_bias_add,
+        eval: super::eval_bias_add,
     },
     OpDef {
         name: "nn.softmax",
@@ -331,25 +331,6 @@ fn infer_bias_add(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     }
     agree("nn.bias_add", "bias length", sb[0], sx[axis])?;
     Ok(Type::tensor(sx, dx))
-}
-
-/// `add` of the bias shaped to broadcast along `axis`: integers add as
-/// `add` does, wrapping, and never pass through f64.
-fn eval_bias_add(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
-    let (x, bias) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
-    let shape = x.shape();
-    let axis = normalize_axis(axis_attr(attrs, 1)?, shape.len())?;
-    if shape.is_empty() || bias.element_count() != shape[axis] || x.dtype() != bias.dtype() {
-        return Err("the bias does not match the axis".into());
-    }
-    let mut along = vec![1; shape.len()];
-    along[axis] = shape[axis];
-    let reshape = Attrs::from_iter([(
-        "newshape".to_owned(),
-        AttrValue::List(along.iter().map(|&d| AttrValue::Int(d as i64)).collect()),
-    )]);
-    let bias = (super::op("reshape").ok_or("no reshape")?.eval)(&args[1..2], &reshape)?;
-    super::eval_binary(&[args[0].clone(), bias], super::Bin::Add)
 }
 
 // ---- nn.softmax ----

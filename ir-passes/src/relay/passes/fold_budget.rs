@@ -11,9 +11,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const DEFAULT_MAX_TOTAL_ELEMENTS: u64 = 1 << 26;
 
 /// The most kernel steps (multiply-adds, or elements read and written,
-/// weighed by rank) folding takes in all by default, over a run: a few
-/// seconds at most on this machine (pooling takes about 3 ns a step).
-pub const DEFAULT_MAX_TOTAL_WORK: u64 = 1 << 30;
+/// weighed by rank) folding takes in all by default, over a run: about
+/// five seconds at most on this machine (a strided, dilated conv2d takes
+/// about 9 ns a step, pooling 3).
+pub const DEFAULT_MAX_TOTAL_WORK: u64 = 1 << 29;
 
 /// A run's budget, shared by its folders.
 ///
@@ -21,10 +22,11 @@ pub const DEFAULT_MAX_TOTAL_WORK: u64 = 1 << 30;
 /// use ir_passes::relay::passes::FoldBudget;
 ///
 /// let budget = FoldBudget::new(100, 1000);
-/// budget.spend(40, 900);
+/// assert!(budget.try_take(40, 900));
 /// assert_eq!((budget.elements_left(), budget.work_left()), (60, 100));
-/// budget.spend(100, 100);
-/// assert_eq!((budget.elements_left(), budget.work_left()), (0, 0));
+/// // Not enough work left: nothing is taken.
+/// assert!(!budget.try_take(10, 200));
+/// assert_eq!((budget.elements_left(), budget.work_left()), (60, 100));
 /// ```
 #[derive(Debug)]
 pub struct FoldBudget {
@@ -51,16 +53,26 @@ impl FoldBudget {
         self.work.load(Ordering::Relaxed)
     }
 
-    /// Takes what one folded call cost (never below zero: folders on other
-    /// threads may have drawn meanwhile).
-    pub fn spend(&self, elements: u64, work: u64) {
+    /// Takes what one folded call will cost before it runs, if the budget
+    /// has it all: folders on other threads draw at the same time, and a
+    /// check followed by a later charge would let them all pass.
+    pub fn try_take(&self, elements: u64, work: u64) -> bool {
         let take = |counter: &AtomicU64, n: u64| {
-            let _ = counter.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-                Some(left.saturating_sub(n))
-            });
+            counter
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(n)
+                })
+                .is_ok()
         };
-        take(&self.elements, elements);
-        take(&self.work, work);
+        if !take(&self.elements, elements) {
+            return false;
+        }
+        if !take(&self.work, work) {
+            // Given back: the call does not run.
+            self.elements.fetch_add(elements, Ordering::Relaxed);
+            return false;
+        }
+        true
     }
 }
 

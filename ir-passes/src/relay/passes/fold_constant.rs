@@ -58,12 +58,13 @@ impl ExprVisitor for ConstantChecker {
     }
 }
 
-/// Why a call of constants was not folded.
-enum Refusal {
-    /// Its arguments, result or work pass the bounds or the run's budget.
+/// What folding one call would cost.
+enum Cost {
+    /// The elements its result spans and the kernel's work, within the
+    /// per-call bounds.
+    Within(u64, u64),
+    /// Its arguments, result or work pass the per-call bounds.
     OverBound,
-    /// The kernel ran and failed, having done this much work.
-    Ran(u64),
     /// The call is ill-typed.
     Invalid,
 }
@@ -166,34 +167,26 @@ impl ConstantFolder {
     }
 
     /// Whether a call of these constants failed only for its size.
-    /// Why `apply` refused a call whose arguments are `args`.
-    fn refusal(
-        &self,
-        def: &crate::relay::ops::OpDef,
-        args: &[OpValue],
-        c: &Call,
-        limits: Limits,
-    ) -> Refusal {
+    /// What folding a call of `def` on `args` would cost: the elements
+    /// its result spans and the kernel's estimated work.
+    fn cost(&self, def: &crate::relay::ops::OpDef, args: &[OpValue], c: &Call, bound: u64) -> Cost {
         use crate::relay::ops::extent_span;
-        let over = |t: &Type| extent_span(t).is_none_or(|n| n > limits.max_elements);
         // Inference indexes its arguments: only a call of the right arity
-        // gets that far (`apply` refused the others first).
+        // gets that far.
         if args.len() != def.arity {
-            return Refusal::Invalid;
+            return Cost::Invalid;
         }
         let types: Vec<Type> = args.iter().map(value_type).collect();
-        if types.iter().any(over) {
-            return Refusal::OverBound;
+        let within = |t: &Type| extent_span(t).filter(|&n| n <= bound);
+        if types.iter().any(|t| within(t).is_none()) {
+            return Cost::OverBound;
         }
         let Ok(result) = (def.infer)(&types, &c.attrs) else {
-            return Refusal::Invalid;
+            return Cost::Invalid;
         };
-        if over(&result) {
-            return Refusal::OverBound;
-        }
-        match def.work(&types, &c.attrs, &result) {
-            Some(w) if w <= limits.max_work => Refusal::Ran(w),
-            _ => Refusal::OverBound,
+        match (within(&result), def.work(&types, &c.attrs, &result)) {
+            (Some(elements), Some(work)) if work <= MAX_WORK => Cost::Within(elements, work),
+            _ => Cost::OverBound,
         }
     }
 
@@ -374,12 +367,8 @@ impl ExprMutator for ConstantFolder {
             }
         }
         let bound = self.max_elements.min(self.budget.elements_left());
-        let limits = Limits {
-            max_elements: bound,
-            max_work: MAX_WORK.min(self.budget.work_left()),
-        };
         // The arguments' values are copied out of the program before the
-        // kernel sees them: that copy is bounded and charged too.
+        // kernel sees them: that copy is bounded and paid for first.
         let mut copied = 0u64;
         for a in &c.args {
             match self.value_size(a) {
@@ -391,33 +380,35 @@ impl ExprMutator for ConstantFolder {
                 None => return new.map(Expr::from),
             }
         }
-        if copied > limits.max_work {
+        if !self.budget.try_take(0, copied) {
             self.over_bound += 1;
             return new.map(Expr::from);
         }
         let args: Option<Vec<OpValue>> = c.args.iter().map(|a| self.value(a)).collect();
-        // Only a result whose size the types bound, within the limit, is
-        // computed: the kernel allocates it whole.
         let Some(args) = args else {
             return new.map(Expr::from);
         };
-        self.budget.spend(0, copied);
-        match def.apply(&args, &c.attrs, limits) {
-            Ok((v, work)) => {
-                self.budget.spend(elements_of(&v), work);
-                Transformed::Replace(to_expr(v))
-            }
-            // Too large, or the kernel refuses (division by zero, a value
-            // its dtype cannot hold): keep the call. Count it if only its
-            // size stood in the way; charge the kernel's work if it ran.
-            Err(_) => {
-                match self.refusal(def, &args, c, limits) {
-                    Refusal::OverBound => self.over_bound += 1,
-                    Refusal::Ran(work) => self.budget.spend(0, work),
-                    Refusal::Invalid => {}
+        // Only a result whose size the types bound, within the limit, is
+        // computed (the kernel allocates it whole), and only once the run
+        // has paid for it and for the kernel's work.
+        match self.cost(def, &args, c, bound) {
+            Cost::Within(elements, work) if self.budget.try_take(elements, work) => {
+                let limits = Limits {
+                    max_elements: bound,
+                    max_work: work,
+                };
+                match def.apply(&args, &c.attrs, limits) {
+                    Ok((v, _)) => Transformed::Replace(to_expr(v)),
+                    // The kernel refused (division by zero, a value its
+                    // dtype cannot hold): the call stays, its cost paid.
+                    Err(_) => new.map(Expr::from),
                 }
+            }
+            Cost::Within(..) | Cost::OverBound => {
+                self.over_bound += 1;
                 new.map(Expr::from)
             }
+            Cost::Invalid => new.map(Expr::from),
         }
     }
 
@@ -438,14 +429,6 @@ impl ExprMutator for ConstantFolder {
             return Transformed::Replace(taken.clone());
         }
         new.map(Expr::from)
-    }
-}
-
-/// The elements of a folded value.
-fn elements_of(v: &OpValue) -> u64 {
-    match v {
-        OpValue::Tensor(t) => t.element_count() as u64,
-        OpValue::Tuple(items) => items.iter().map(elements_of).sum(),
     }
 }
 
