@@ -501,8 +501,8 @@ fn a_fold_too_large_to_make_is_left_as_a_call_with_a_note() {
     assert_eq!(
         text(&out.stderr),
         "ir-opt: note: fold-constant: 1 call of constants left unfolded: the result would have \
-         more than 16777216 elements, or take the run past 67108864 in all (options \
-         `max-elements`, `max-total-elements`)\n"
+         more than 16777216 elements, or take the run past 67108864 elements or 536870912 kernel \
+         steps in all (options `max-elements`, `max-total-elements`, `max-total-work`)\n"
     );
 
     // Within a larger bound it folds (a smaller program, to stay quick).
