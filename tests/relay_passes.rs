@@ -1073,3 +1073,26 @@ fn parallel_functions_share_the_runs_budget() {
     let kept = print_module(&out).matches("nn.dense(").count();
     assert!((5..=6).contains(&kept), "{kept} of 8 kept");
 }
+
+/// A let whose value reads its own variable (TVM's parser accepts it) is
+/// kept whole by to-anf: converting it bound the parts that read the
+/// variable before the let that defines it (found by the fuzzer).
+#[test]
+fn to_anf_keeps_a_value_that_reads_its_own_variable() {
+    for text in [
+        "let %y = add(nn.relu(%y), 1f);\n%y",
+        "let %y = add(fn () { nn.relu(%y) }, 1f);\n%y",
+        "let %z = 1f;\nlet %y = (add(%z, 2f), let %w = multiply(%y, 3f); %w);\nadd(%y.0, 4f)",
+    ] {
+        let e = parse_expr(text).unwrap_or_else(|e| panic!("{e}"));
+        let out = passes::to_anf(&e);
+        let printed = print_expr(&out);
+        let reread = parse_expr(&printed).unwrap_or_else(|e| panic!("{text}:\n{printed}\n{e}"));
+        assert_eq!(print_expr(&reread), printed);
+    }
+    // A value that does not read its variable is still converted.
+    let plain = print_expr(&passes::to_anf(
+        &parse_expr("let %y = add(nn.relu(1f), 1f);\n%y").unwrap(),
+    ));
+    assert!(plain.contains("= nn.relu(%x0);"), "{plain}");
+}

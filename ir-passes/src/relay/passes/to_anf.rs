@@ -7,7 +7,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use ir_core::stack::guarded;
-use ir_core::{Family, Id, IdMap, Node};
+use ir_core::{Family, Id, IdMap, IdSet, Node};
 
 use crate::relay::expr::{
     Call, Clause, Expr, Function, If, Match, RefCreate, RefRead, RefWrite, Tuple, TupleGetItem, Var,
@@ -158,6 +158,17 @@ struct Anf {
     bound: IdMap<Expr, (Expr, usize)>,
     keep: Vec<Expr>,
     fresh: usize,
+    /// Let variables whose (non-function) values are being converted, and
+    /// those of them read inside their own values: such a value cannot be
+    /// converted, as its parts would be bound before the let that defines
+    /// what they read. It is kept whole.
+    defining: IdSet<Node<Var>>,
+    self_read: IdSet<Node<Var>>,
+    /// The nodes `bound`, in order, and the open scopes' lengths when each
+    /// value in `defining` began: what undoing that value's conversion
+    /// takes away.
+    journal: Vec<Id<Expr>>,
+    marks: Vec<usize>,
 }
 
 impl Anf {
@@ -188,6 +199,7 @@ impl Anf {
         if let Some((_, instance, bindings)) = self.open.get_mut(slot) {
             bindings.push((var, value));
             self.bound.insert(original.id(), (atom.clone(), *instance));
+            self.journal.push(original.id());
         }
         self.keep.push(original.clone());
         atom
@@ -207,6 +219,7 @@ impl Anf {
     fn record(&mut self, original: &Expr, atom: Expr) {
         if let Some((_, instance, _)) = self.open.get(self.slot_of(original)) {
             self.bound.insert(original.id(), (atom, *instance));
+            self.journal.push(original.id());
             self.keep.push(original.clone());
         }
     }
@@ -222,6 +235,11 @@ impl Anf {
     fn atom(&mut self, e: &Expr) -> Expr {
         guarded(|| {
             if is_atomic(e) {
+                if let Expr::Var(v) = e
+                    && self.defining.contains(&v.id())
+                {
+                    self.self_read.insert(v.id());
+                }
                 return e.clone();
             }
             if let Some(atom) = self.bound_atom(e) {
@@ -244,7 +262,8 @@ impl Anf {
                     // A value already bound (a shared node) is not computed twice.
                     let value = match self.bound_atom(&l.value) {
                         Some(atom) => atom,
-                        None => self.value(&l.value),
+                        None if matches!(l.value, Expr::Function(_)) => self.value(&l.value),
+                        None => self.own_value(&l.var, &l.value),
                     };
                     self.bind(&l.value, value, Some(l.var.clone()));
                     chain.push(cur.clone());
@@ -262,6 +281,30 @@ impl Anf {
             let value = self.value(e);
             self.bind(e, value, None)
         })
+    }
+
+    /// The converted value of the let defining `var`, or the value kept
+    /// whole if it reads `var` (its conversion undone).
+    fn own_value(&mut self, var: &Node<Var>, value: &Expr) -> Expr {
+        let marks = self.marks.len();
+        self.marks.extend(self.open.iter().map(|(_, _, b)| b.len()));
+        let journal = self.journal.len();
+        self.defining.insert(var.id());
+        let converted = self.value(value);
+        self.defining.remove(&var.id());
+        let kept = if self.self_read.remove(&var.id()) {
+            for ((_, _, bindings), &len) in self.open.iter_mut().zip(&self.marks[marks..]) {
+                bindings.truncate(len);
+            }
+            for id in self.journal.drain(journal..) {
+                self.bound.remove(&id);
+            }
+            value.clone()
+        } else {
+            converted
+        };
+        self.marks.truncate(marks);
+        kept
     }
 
     fn value(&mut self, e: &Expr) -> Expr {
@@ -374,6 +417,10 @@ pub fn to_anf(e: &Expr) -> Expr {
         bound: IdMap::default(),
         keep: Vec::new(),
         fresh: 0,
+        defining: IdSet::default(),
+        self_read: IdSet::default(),
+        journal: Vec::new(),
+        marks: Vec::new(),
     };
     anf.scope(0, e)
 }
