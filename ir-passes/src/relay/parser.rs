@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::fmt;
 
 use ir_core::stack::guarded;
-use ir_core::{Node, ShortVec};
+use ir_core::{IdSet, Node, ShortVec};
 
 use super::adt::{ConstructorDef, TypeData, TypeDefs};
 use super::attrs::{AttrValue, Attrs};
@@ -201,6 +201,10 @@ struct Parser<'a> {
     type_params: Vec<String>,
     /// The type being defined and its parameter count: it may refer to itself.
     defining: Option<(String, usize)>,
+    /// Let variables whose values are being read, when the value is not a
+    /// function literal: such a value may not read its own variable (it
+    /// would read it before it is defined; only a function may recur).
+    let_values: IdSet<Node<Var>>,
 }
 
 /// How deep lists and parentheses nest in an attribute value.
@@ -287,6 +291,7 @@ impl<'a> Parser<'a> {
             type_defs: TypeDefs::new(),
             type_params: Vec::new(),
             defining: None,
+            let_values: IdSet::default(),
         };
         p.current = p.tokens.get_mut().next();
         Ok(p)
@@ -780,7 +785,13 @@ impl<'a> Parser<'a> {
                     let (name, var) = p.var_def()?;
                     p.expect("=")?;
                     p.bind(name, &var);
-                    let value = p.binop_expr()?;
+                    let recursive = matches!(p.peek(), Tok::Ident("fn"));
+                    if !recursive {
+                        p.let_values.insert(var.id());
+                    }
+                    let value = p.binop_expr();
+                    p.let_values.remove(&var.id());
+                    let value = value?;
                     p.expect(";")?;
                     lets.push(var, value, span);
                     continue;
@@ -1127,6 +1138,12 @@ impl<'a> Parser<'a> {
                 let Some(var) = self.lookup(name) else {
                     return Err(self.error_here(format!("unbound variable `%{name}`")));
                 };
+                if self.let_values.contains(&var.id()) {
+                    return Err(self.error_here(format!(
+                        "`%{name}` is read in its own value, before it is defined \
+                         (only a function may refer to itself)"
+                    )));
+                }
                 self.bump();
                 Ok(var.into())
             }
