@@ -37,7 +37,7 @@ fn pass(pipeline: &str, module: &RelayModule) -> Result<RelayModule, String> {
 }
 
 fn i32s(v: i32) -> Value {
-    Value::Tensor(Tensor::scalar_i32(v))
+    Value::tensor(Tensor::scalar_i32(v))
 }
 
 fn type_error(text: &str) -> String {

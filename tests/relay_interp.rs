@@ -4,14 +4,17 @@ use ir_passes::relay::*;
 use ndarray::{ArrayD, IxDyn};
 use pretty_assertions::assert_eq;
 
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+
 fn f32s(shape: &[usize], values: &[f32]) -> Value {
-    Value::Tensor(Tensor::F32(
+    Value::tensor(Tensor::F32(
         ArrayD::from_shape_vec(IxDyn(shape), values.to_vec()).unwrap(),
     ))
 }
 
 fn i32s(v: i32) -> Value {
-    Value::Tensor(Tensor::scalar_i32(v))
+    Value::tensor(Tensor::scalar_i32(v))
 }
 
 fn run(text: &str, inputs: &[Value]) -> Value {
@@ -79,7 +82,7 @@ def @main(%x: Tensor[(2, 3), float32]) {
     assert_eq!(items[2], f32s(&[2, 3], &[-1.0, 2.0, -3.0, 4.0, -5.0, 6.0]));
     assert_eq!(items[3], items[1]);
     assert_eq!(items[4], f32s(&[2, 3], &[0.0, -2.0, 0.0, -4.0, 0.0, -6.0]));
-    let Value::Tensor(Tensor::Bool(b)) = &items[5] else {
+    let Some(Tensor::Bool(b)) = items[5].as_tensor() else {
         panic!("bool")
     };
     assert_eq!(
@@ -192,12 +195,12 @@ def @main(%x: Tensor[(3), float32]) {
     let Value::Tuple(e) = &items[2] else {
         panic!("a tuple")
     };
-    assert_eq!(e[0], Value::Tensor(Tensor::scalar_f32(1.0)));
-    assert_eq!(e[1], Value::Tensor(Tensor::scalar_f32(0.0)));
+    assert_eq!(e[0], Value::tensor(Tensor::scalar_f32(1.0)));
+    assert_eq!(e[1], Value::tensor(Tensor::scalar_f32(0.0)));
     // float64 keeps log(exp(2)) at 2 exactly.
     assert_eq!(
         e[2],
-        Value::Tensor(Tensor::F64(ndarray::arr0(2.0).into_dyn()))
+        Value::tensor(Tensor::F64(ndarray::arr0(2.0).into_dyn()))
     );
     assert_eq!(items[3], i32s(3));
     let m = parse_module("#[version = \"0.0.5\"]\ndef @main(%x: int32) { exp(%x) }").unwrap();
@@ -268,17 +271,17 @@ def @main(%x: Tensor[(4), float32]) {
     };
     assert_eq!(
         items[0],
-        Value::Tensor(
+        Value::tensor(
             Tensor::from_f64s(DType::I32, &[4], &[-1.0, 0.0, 2.0, 2147483647.0]).unwrap()
         )
     );
     assert_eq!(
         items[1],
-        Value::Tensor(Tensor::from_f64s(DType::BOOL, &[4], &[1.0, 0.0, 1.0, 1.0]).unwrap())
+        Value::tensor(Tensor::from_f64s(DType::BOOL, &[4], &[1.0, 0.0, 1.0, 1.0]).unwrap())
     );
     assert_eq!(
         items[2],
-        Value::Tensor(Tensor::from_f64s(DType::F64, &[4], &[-1.0, 0.0, 2.0, 32767.0]).unwrap())
+        Value::tensor(Tensor::from_f64s(DType::F64, &[4], &[-1.0, 0.0, 2.0, 32767.0]).unwrap())
     );
     // Integers to narrower integers keep the low bits, as C does; int64
     // converts exactly, and to float32 rounds once.
@@ -289,7 +292,7 @@ def @main() {
 }"#,
         &[],
     );
-    let scalar = |t: Tensor| Value::Tensor(t);
+    let scalar = |t: Tensor| Value::tensor(t);
     let want = vec![
         scalar(Tensor::I16(ndarray::arr0(4464i16).into_dyn())),
         scalar(Tensor::I64(ndarray::arr0(9007199254740993i64).into_dyn())),
@@ -309,7 +312,7 @@ def @main() {
 }
 
 fn close(got: &Value, want: &[f32]) {
-    let Value::Tensor(Tensor::F32(a)) = got else {
+    let Some(Tensor::F32(a)) = got.as_tensor() else {
         panic!("a float32 tensor, found {got:?}")
     };
     let got: Vec<f32> = a.iter().copied().collect();
@@ -459,7 +462,7 @@ fn zeros_and_ones_are_bounded() {
         out,
         Value::tuple(vec![
             f32s(&[2], &[0., 0.]),
-            Value::Tensor(Tensor::from_f64s(DType::I32, &[1, 2], &[1., 1.]).unwrap()),
+            Value::tensor(Tensor::from_f64s(DType::I32, &[1, 2], &[1., 1.]).unwrap()),
         ])
     );
     let huge = "#[version = \"0.0.5\"]\ndef @main() { zeros(shape=[1000000, 1000000], dtype=\"float32\") }";
@@ -486,7 +489,7 @@ fn float16_literals_compute_and_round_trip() {
     assert_eq!(print_module(&m), text);
     verify(&m).unwrap();
     let h = |v: f32| {
-        Value::Tensor(Tensor::F16(
+        Value::tensor(Tensor::F16(
             ndarray::arr0(half::f16::from_f32(v)).into_dyn(),
         ))
     };
@@ -757,7 +760,7 @@ fn split_clip_tanh_and_sigmoid() {
 fn integer_kernels_are_exact_and_wrap() {
     let big = 9007199254740993i64;
     let i64s = |values: &[i64]| {
-        Value::Tensor(Tensor::I64(
+        Value::tensor(Tensor::I64(
             ArrayD::from_shape_vec(IxDyn(&[values.len()]), values.to_vec()).unwrap(),
         ))
     };
@@ -777,14 +780,40 @@ fn integer_kernels_are_exact_and_wrap() {
     };
     assert_eq!(
         items[0],
-        Value::Tensor(Tensor::I64(ndarray::arr0(i64::MIN).into_dyn()))
+        Value::tensor(Tensor::I64(ndarray::arr0(i64::MIN).into_dyn()))
     );
     assert_eq!(items[1], i64s(&[big]));
     assert_eq!(items[2], i64s(&[big]));
-    let Value::Tensor(Tensor::F32(mean)) = &items[3] else {
+    let Some(Tensor::F32(mean)) = items[3].as_tensor() else {
         panic!("a float32 mean")
     };
     assert!(mean.iter().all(|v| v.is_nan()));
+    // A maximum pool of int64 compares the integers themselves: 2^53 + 1
+    // beats 2^53. A window over padding alone gives the dtype's lowest.
+    let pooled = run(
+        &format!(
+            "#[version = \"0.0.5\"]\ndef @main() {{\n  \
+             (nn.max_pool2d(reshape(concatenate((reshape({big}i64, newshape=[1]), \
+             reshape({}i64, newshape=[1]))), newshape=[1, 1, 1, 2]), pool_size=[1, 2]), \
+             nn.max_pool2d(ones(shape=[1, 1, 1, 1], dtype=\"int32\"), pool_size=[1, 1], \
+             padding=[0, 1, 0, 0]))\n}}",
+            big - 1
+        ),
+        &[],
+    );
+    let Value::Tuple(pooled) = &pooled else {
+        panic!("a tuple")
+    };
+    assert_eq!(
+        pooled[0],
+        Value::tensor(Tensor::from_i64s(&[1, 1, 1, 1], vec![big]).unwrap())
+    );
+    assert_eq!(
+        pooled[1],
+        Value::tensor(Tensor::I32(
+            ArrayD::from_shape_vec(IxDyn(&[1, 1, 1, 2]), vec![i32::MIN, 1]).unwrap()
+        ))
+    );
     // A shape folds from the type, exactly.
     let m = parse_module(&format!(
         "#[version = \"0.0.5\"]\ndef @main(%z: Tensor[(2, {big}), float32]) {{\n  shape_of(%z, dtype=\"int64\")\n}}"
@@ -816,7 +845,7 @@ fn a_sum_over_many_axes_is_one_pass() {
         ),
         &[],
     );
-    let Value::Tensor(Tensor::F32(a)) = &out else {
+    let Some(Tensor::F32(a)) = out.as_tensor() else {
         panic!("a float32 tensor")
     };
     assert_eq!(a.shape(), vec![1; 64].as_slice());
@@ -839,14 +868,14 @@ fn integer_edge_cases() {
     // Saturated, as a float past the range converts.
     assert_eq!(
         items[0],
-        Value::Tensor(Tensor::I64(ndarray::arr0(i64::MAX).into_dyn()))
+        Value::tensor(Tensor::I64(ndarray::arr0(i64::MAX).into_dyn()))
     );
     // The sum wraps in int16 (-5536), then divides by 2 in int16.
     assert_eq!(
         items[1],
-        Value::Tensor(Tensor::I16(ndarray::arr0(-2768i16).into_dyn()))
+        Value::tensor(Tensor::I16(ndarray::arr0(-2768i16).into_dyn()))
     );
-    let Value::Tensor(t) = &items[2] else {
+    let Some(t) = items[2].as_tensor() else {
         panic!("a tensor")
     };
     assert_eq!(t.shape(), &[2, 0, 3]);
@@ -860,4 +889,33 @@ fn integer_edge_cases() {
     let m = parse_module(&text).unwrap();
     let err = run_main(&m, &[]).unwrap_err();
     assert!(err.contains("holds more than 16777216 elements"), "{err}");
+}
+
+/// A tensor bound once and used many times is held once: the values of its
+/// uses share its data, as do a closure's captures across its uses.
+#[test]
+fn many_uses_of_a_large_tensor_share_its_data() {
+    let uses = 1000;
+    let tensor_bytes = 256 * 256 * 4;
+    let tuple = vec!["%x"; uses].join(", ");
+    let calls = vec!["%f()"; uses].join(", ");
+    let text = format!(
+        "#[version = \"0.0.5\"]\ndef @main() {{\n  \
+         let %x = ones(shape=[256, 256], dtype=\"float32\");\n  \
+         let %f = fn () {{ %x }};\n  \
+         (({tuple}), ({calls}))\n}}"
+    );
+    let m = parse_module(&text).unwrap_or_else(|e| panic!("{e}"));
+    let (out, bytes) = counting_alloc::bytes_allocated_during(|| run_main(&m, &[]));
+    let out = out.unwrap_or_else(|e| panic!("{e}"));
+    let Value::Tuple(parts) = &out else {
+        panic!("a tuple, found {out:?}")
+    };
+    assert_eq!(parts.len(), 2);
+    // Copying at each use would take 2,000 tensors' worth (512 MB); `ones`
+    // itself fills an f64 buffer (two tensors' worth) before the tensor.
+    assert!(
+        bytes < 8 * tensor_bytes,
+        "{bytes} bytes allocated for {uses} uses of a {tensor_bytes}-byte tensor"
+    );
 }

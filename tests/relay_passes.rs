@@ -35,7 +35,7 @@ fn check(pipeline: &str, before: &str, after: &str, inputs: &[Value]) {
 }
 
 fn f32s(shape: &[usize], values: &[f32]) -> Value {
-    Value::Tensor(Tensor::F32(
+    Value::tensor(Tensor::F32(
         ArrayD::from_shape_vec(IxDyn(shape), values.to_vec()).unwrap(),
     ))
 }
@@ -130,7 +130,7 @@ def @main(%x: int32) {
   }
 }
 "#,
-        &[Value::Tensor(Tensor::scalar_i32(1))],
+        &[Value::tensor(Tensor::scalar_i32(1))],
     );
 }
 
@@ -153,7 +153,7 @@ def @main(%z: int32) {
   %d
 }
 "#,
-        &[Value::Tensor(Tensor::scalar_i32(4))],
+        &[Value::tensor(Tensor::scalar_i32(4))],
     );
 }
 
@@ -174,7 +174,7 @@ def @main(%z: int32) {
   subtract(multiply(%a, %a), 2)
 }
 "#,
-        &[Value::Tensor(Tensor::scalar_i32(4))],
+        &[Value::tensor(Tensor::scalar_i32(4))],
     );
 }
 
@@ -196,7 +196,7 @@ def @main(%n: int32) {
         "dce{inline-once=true}",
         text,
         text,
-        &[Value::Tensor(Tensor::scalar_i32(3))],
+        &[Value::tensor(Tensor::scalar_i32(3))],
     );
 }
 
@@ -403,7 +403,7 @@ fn dce_dead_let() {
         "dce",
         "#[version = \"0.0.5\"]\ndef @main(%z: int) {\n  let %x = 1;\n  %z\n}",
         "#[version = \"0.0.5\"]\ndef @main(%z: int32) {\n  %z\n}\n",
-        &[Value::Tensor(Tensor::scalar_i32(7))],
+        &[Value::tensor(Tensor::scalar_i32(7))],
     );
 }
 
@@ -413,7 +413,7 @@ fn dce_one_live_let() {
         "dce",
         "#[version = \"0.0.5\"]\ndef @main(%z: int) {\n  let %x = 1;\n  let %y = 2;\n  %x + %x\n}",
         "#[version = \"0.0.5\"]\ndef @main(%z: int32) {\n  let %x = 1;\n  add(%x, %x)\n}\n",
-        &[Value::Tensor(Tensor::scalar_i32(7))],
+        &[Value::tensor(Tensor::scalar_i32(7))],
     );
 }
 
@@ -427,7 +427,7 @@ def @main(%n: int) {
   %n
 }"#,
         "#[version = \"0.0.5\"]\ndef @main(%n: int32) {\n  %n\n}\n",
-        &[Value::Tensor(Tensor::scalar_i32(7))],
+        &[Value::tensor(Tensor::scalar_i32(7))],
     );
 }
 
@@ -452,7 +452,7 @@ def @main(%n: int32) {
   }
 }
 "#,
-        &[Value::Tensor(Tensor::scalar_i32(-4))],
+        &[Value::tensor(Tensor::scalar_i32(-4))],
     );
 }
 
@@ -906,7 +906,7 @@ def @main(%x: float32) {
   %v2
 }
 ",
-        &[Value::Tensor(Tensor::scalar_f32(2.0))],
+        &[Value::tensor(Tensor::scalar_f32(2.0))],
     );
     // Each shared let stands for the same value at every use: a chain of
     // them, all used again at the end, stays linear.

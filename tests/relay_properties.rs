@@ -239,7 +239,7 @@ fn build(steps: &[Step]) -> RelayModule {
 }
 
 fn inputs() -> [Value; 3] {
-    [-2.5f32, 0.0, 3.0].map(|v| Value::Tensor(Tensor::scalar_f32(v)))
+    [-2.5f32, 0.0, 3.0].map(|v| Value::tensor(Tensor::scalar_f32(v)))
 }
 
 proptest! {

@@ -23,7 +23,7 @@ fn check_result(shape: &Shape, n: usize, what: &str, value: &Value) {
     match (shape.result)(n) {
         Some(expected) => assert_eq!(
             value,
-            &Value::Tensor(Tensor::scalar_f32(expected)),
+            &Value::tensor(Tensor::scalar_f32(expected)),
             "{}: {what}",
             shape.name
         ),

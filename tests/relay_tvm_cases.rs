@@ -385,8 +385,8 @@ fn anf_explicit_bound() {
     );
     let out = run("to-anf", &m);
     assert!(!has_let(&m) && has_let(&out));
-    assert_eq!(value(&m, &[]), Value::Tensor(Tensor::scalar_i32(8)));
-    assert_eq!(value(&out, &[]), Value::Tensor(Tensor::scalar_i32(8)));
+    assert_eq!(value(&m, &[]), Value::tensor(Tensor::scalar_i32(8)));
+    assert_eq!(value(&out, &[]), Value::tensor(Tensor::scalar_i32(8)));
 }
 
 #[test]
@@ -418,7 +418,7 @@ def @f(%n: int64) -> int64 {
 def @main() -> int64 { @f(5i64) }"#,
     );
     let out = run("to-anf", &m);
-    let thirty = Value::Tensor(Tensor::from_f64s(DType::I64, &[], &[30.0]).unwrap());
+    let thirty = Value::tensor(Tensor::from_f64s(DType::I64, &[], &[30.0]).unwrap());
     assert_eq!(value(&m, &[]), thirty);
     assert_eq!(value(&out, &[]), thirty);
     assert!(verify(&out).is_ok());
@@ -429,13 +429,13 @@ fn anf_let_and_function() {
     let m = module("#[version = \"0.0.5\"]\ndef @main() { let %x = 4f; let %y = %x; add(%x, %y) }");
     assert_eq!(
         value(&run("to-anf", &m), &[]),
-        Value::Tensor(Tensor::scalar_f32(8.0))
+        Value::tensor(Tensor::scalar_f32(8.0))
     );
     let m = module("#[version = \"0.0.5\"]\ndef @main(%x: float32) { add(%x, %x) }");
-    let four = Value::Tensor(Tensor::scalar_f32(4.0));
+    let four = Value::tensor(Tensor::scalar_f32(4.0));
     assert_eq!(
         value(&run("to-anf", &m), std::slice::from_ref(&four)),
-        Value::Tensor(Tensor::scalar_f32(8.0))
+        Value::tensor(Tensor::scalar_f32(8.0))
     );
 }
 
@@ -448,8 +448,8 @@ fn gnf_implicit_share() {
     let m = module(GNF_INPUT);
     let out = run("to-gnf", &m);
     assert!(has_let(&m) && !has_let(&out));
-    assert_eq!(value(&m, &[]), Value::Tensor(Tensor::scalar_i32(8)));
-    assert_eq!(value(&out, &[]), Value::Tensor(Tensor::scalar_i32(8)));
+    assert_eq!(value(&m, &[]), Value::tensor(Tensor::scalar_i32(8)));
+    assert_eq!(value(&out, &[]), Value::tensor(Tensor::scalar_i32(8)));
     // TVM's output, for reference: the chain becomes shared nodes.
     let expected = module(
         "#[version = \"0.0.5\"]\ndef @main() { %0 = add(1, 1); %1 = add(%0, %0); add(%1, %1) }",
@@ -465,6 +465,6 @@ fn gnf_round_trip() {
     let h = run("to-anf", &g);
     assert!(!has_let(&g));
     for program in [&m, &g, &h] {
-        assert_eq!(value(program, &[]), Value::Tensor(Tensor::scalar_i32(8)));
+        assert_eq!(value(program, &[]), Value::tensor(Tensor::scalar_i32(8)));
     }
 }

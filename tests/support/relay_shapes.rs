@@ -386,9 +386,9 @@ pub fn zero_inputs(module: &RelayModule) -> Vec<Value> {
             }
             let mut value = match ty {
                 Type::TensorType(t) if t.dtype.to_string() == "bool" => {
-                    Value::Tensor(Tensor::scalar_bool(false))
+                    Value::tensor(Tensor::scalar_bool(false))
                 }
-                _ => Value::Tensor(Tensor::scalar_f32(0.0)),
+                _ => Value::tensor(Tensor::scalar_f32(0.0)),
             };
             for _ in 0..depth {
                 value = Value::tuple(vec![value]);

@@ -25,8 +25,9 @@ pub const MAX_ARGUMENT_TENSORS: u64 = 1 << 16;
 /// in a tuple a million times): dropping one is a loop, and cloning,
 /// comparing and printing one grow the stack as they go.
 pub enum Value {
-    /// A tensor.
-    Tensor(Tensor),
+    /// A tensor: shared, so that a variable used a thousand times holds
+    /// its data once (make one with [`Value::tensor`]).
+    Tensor(Arc<Tensor>),
     /// A tuple: shared, so that a value bound once and used many times
     /// (a let-bound tuple, a parameter) is not copied at each use.
     Tuple(Arc<Vec<Value>>),
@@ -73,7 +74,8 @@ fn same_constructor(a: &Constructor, b: &Constructor) -> bool {
 #[derive(Debug, Clone)]
 pub struct Closure {
     func: Node<Function>,
-    captured: Vec<(Node<Var>, Value)>,
+    /// Shared: a closure used many times keeps one list of its captures.
+    captured: Arc<Vec<(Node<Var>, Value)>>,
     /// The let variable naming this closure inside its own body (recursion).
     recursive: Option<Node<Var>>,
 }
@@ -82,6 +84,32 @@ impl Value {
     /// A tuple of `items`.
     pub fn tuple(items: Vec<Value>) -> Value {
         Value::Tuple(Arc::new(items))
+    }
+
+    /// A tensor value.
+    ///
+    /// ```
+    /// use ir_passes::relay::{Tensor, Value};
+    ///
+    /// let two = Value::tensor(Tensor::scalar_f32(2.0));
+    /// assert_eq!(two.as_tensor(), Some(&Tensor::scalar_f32(2.0)));
+    /// ```
+    pub fn tensor(t: Tensor) -> Value {
+        Value::Tensor(Arc::new(t))
+    }
+
+    /// The tensor, if the value is one.
+    pub fn as_tensor(&self) -> Option<&Tensor> {
+        match self {
+            Value::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+impl From<Tensor> for Value {
+    fn from(t: Tensor) -> Value {
+        Value::tensor(t)
     }
 }
 
@@ -104,7 +132,7 @@ impl PartialEq for Value {
 impl Clone for Value {
     fn clone(&self) -> Self {
         guarded(|| match self {
-            Value::Tensor(t) => Value::Tensor(t.clone()),
+            Value::Tensor(t) => Value::Tensor(Arc::clone(t)),
             Value::Tuple(items) => Value::Tuple(Arc::clone(items)),
             Value::Closure(c) => Value::Closure(c.clone()),
             Value::Op(name) => Value::Op(name.clone()),
@@ -165,7 +193,11 @@ impl Value {
                     out.push(std::mem::replace(v, Value::tuple(Vec::new())));
                 }
             }
-            Value::Closure(c) => out.extend(c.captured.drain(..).map(|(_, v)| v)),
+            Value::Closure(c) => {
+                if let Some(captured) = Arc::get_mut(&mut c.captured) {
+                    out.extend(captured.drain(..).map(|(_, v)| v));
+                }
+            }
             _ => {}
         }
     }
@@ -203,7 +235,7 @@ impl Value {
 
     fn copy_op_value(&self) -> Result<OpValue, String> {
         guarded(|| match self {
-            Value::Tensor(t) => Ok(OpValue::Tensor(t.clone())),
+            Value::Tensor(t) => Ok(OpValue::Tensor(Tensor::clone(t))),
             Value::Tuple(items) => items
                 .iter()
                 .map(Value::copy_op_value)
@@ -215,7 +247,7 @@ impl Value {
 
     fn from_op_value(v: OpValue) -> Value {
         match v {
-            OpValue::Tensor(t) => Value::Tensor(t),
+            OpValue::Tensor(t) => Value::tensor(t),
             OpValue::Tuple(items) => {
                 Value::tuple(items.into_iter().map(Value::from_op_value).collect())
             }
@@ -230,7 +262,7 @@ pub fn run_main(module: &RelayModule, inputs: &[Value]) -> Result<Value, String>
     interp.call_function(
         &Closure {
             func: main.clone(),
-            captured: vec![],
+            captured: Arc::default(),
             recursive: None,
         },
         inputs.to_vec(),
@@ -318,12 +350,12 @@ impl<'m> Interpreter<'m> {
 
     fn eval_uncached(&mut self, e: &Expr) -> Result<Value, String> {
         match e {
-            Expr::Constant(c) => Ok(Value::Tensor(c.data.clone())),
+            Expr::Constant(c) => Ok(Value::tensor(c.data.clone())),
             // A kind added by another crate evaluates if it stands for a constant.
             Expr::Ext(x) => x
                 .interface()
                 .constant()
-                .map(Value::Tensor)
+                .map(Value::tensor)
                 .ok_or_else(|| format!("cannot evaluate a `{}` node", x.kind_name())),
             Expr::Var(v) => self
                 .env
@@ -337,7 +369,7 @@ impl<'m> Interpreter<'m> {
                     .ok_or_else(|| format!("unknown global @{}", g.name))?;
                 Ok(Value::Closure(Closure {
                     func: f.clone(),
-                    captured: vec![],
+                    captured: Arc::default(),
                     recursive: None,
                 }))
             }
@@ -410,8 +442,8 @@ impl<'m> Interpreter<'m> {
                 }
                 self.eval(&e)
             }
-            Expr::If(i) => match &self.eval(&i.cond)? {
-                Value::Tensor(Tensor::Bool(b)) if b.len() == 1 => {
+            Expr::If(i) => match self.eval(&i.cond)?.as_tensor() {
+                Some(Tensor::Bool(b)) if b.len() == 1 => {
                     let taken = if b.iter().next() == Some(&true) {
                         &i.then_branch
                     } else {
@@ -471,14 +503,14 @@ impl<'m> Interpreter<'m> {
             self.free_vars.extend(free_vars_of_functions(f));
         }
         let free = self.free_vars.get(&f.id()).cloned().unwrap_or_default();
-        let captured = free
+        let captured: Vec<_> = free
             .into_iter()
             .filter(|v| recursive.as_ref().is_none_or(|r| !r.same_as(v)))
             .filter_map(|v| self.env.get(&v.id()).cloned().map(|value| (v, value)))
             .collect();
         Closure {
             func: f.clone(),
-            captured,
+            captured: Arc::new(captured),
             recursive,
         }
     }

@@ -170,6 +170,17 @@ impl Tensor {
         }
     }
 
+    /// The values of an integer tensor (int16, int32 or int64) as `i64`,
+    /// row-major, exactly; `None` for bool and floats.
+    pub fn to_i64s(&self) -> Option<Vec<i64>> {
+        match self {
+            Tensor::I16(a) => Some(a.iter().map(|&v| i64::from(v)).collect()),
+            Tensor::I32(a) => Some(a.iter().map(|&v| i64::from(v)).collect()),
+            Tensor::I64(a) => Some(a.iter().copied().collect()),
+            _ => None,
+        }
+    }
+
     /// How many elements it holds.
     pub fn element_count(&self) -> usize {
         each_array!(self, a => a.len())

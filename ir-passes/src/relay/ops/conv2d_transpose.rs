@@ -3,9 +3,9 @@
 //! `output_padding`, `dilation`, `groups`, `channels`, `kernel_size`,
 //! `out_dtype`), NCHW data and an IOHW weight (TVM's default layouts).
 
-use super::nn::{agree, bounded_work, groups, same_dtype, wide};
+use super::nn::{agree, bounded_work, groups, same_dtype, split_into_groups, wide};
 use super::window::{Window, pair, require_layout};
-use super::{OpDef, OpValue, as_tensor, int_list, tensor_type, value_type};
+use super::{OpDef, OpValue, as_tensor, int_list, known, tensor_type, value_type};
 use crate::relay::attrs::{AttrValue, Attrs};
 use crate::relay::tensor::Tensor;
 use crate::relay::ty::{Dim, Type};
@@ -82,14 +82,7 @@ fn infer_conv2d_transpose(args: &[Type], attrs: &Attrs) -> Result<Type, String> 
         ));
     }
     agree(NAME, "input channels", sx[1], sw[0])?;
-    if let Dim::Known(c) = sx[1]
-        && c % conv.groups != 0
-    {
-        return Err(format!(
-            "{c} channels do not split into {} groups",
-            conv.groups
-        ));
-    }
+    split_into_groups(sx[1], "channels", conv.groups)?;
     let out_channels = match sw[1] {
         Dim::Known(o) => Dim::Known(
             o.checked_mul(conv.groups)
@@ -134,13 +127,7 @@ fn eval_conv2d_transpose(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, Str
     let (sw, ws) = wide(w);
     let [n, c, h, wd] = [sx[0], sx[1], sx[2], sx[3]];
     let [per_group_out, kh, kw] = [sw[1], sw[2], sw[3]];
-    let out: Vec<usize> = out_dims
-        .iter()
-        .map(|d| match d {
-            Dim::Known(v) => *v as usize,
-            Dim::Any => 0,
-        })
-        .collect();
+    let out = known(&out_dims)?;
     let [o, oh, ow] = [out[1], out[2], out[3]];
     bounded_work(
         NAME,

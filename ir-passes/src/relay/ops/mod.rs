@@ -653,12 +653,15 @@ fn eval_bias_add(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     }
     let mut along = vec![1; shape.len()];
     along[axis] = shape[axis];
-    let bias = rearranged!(bias, |a| {
+    let OpValue::Tensor(bias) = rearranged!(bias, |a| {
         a.to_shape(IxDyn(&along))
             .map(|v| v.to_owned())
             .map_err(|e| e.to_string())
-    })?;
-    eval_binary(&[args[0].clone(), bias], Bin::Add)
+    })?
+    else {
+        return Err("the bias must be a tensor".into());
+    };
+    binary(x, &bias, Bin::Add)
 }
 
 /// `nn.batch_flatten`: a reshape to the batch axis and the rest, on the
@@ -789,12 +792,9 @@ fn eval_reduce(v: &OpValue, attrs: &Attrs, mean: bool) -> Result<OpValue, String
         }
         return Tensor::from_f64s(t.dtype(), &out_shape, &sums).map(OpValue::Tensor);
     }
-    let xs: Vec<i64> = match t {
-        Tensor::I16(a) => a.iter().map(|&v| i64::from(v)).collect(),
-        Tensor::I32(a) => a.iter().map(|&v| i64::from(v)).collect(),
-        Tensor::I64(a) => a.iter().copied().collect(),
-        other => return Err(format!("no sum kernel for {}", other.dtype())),
-    };
+    let xs = t
+        .to_i64s()
+        .ok_or_else(|| format!("no sum kernel for {}", t.dtype()))?;
     let mut sums = vec![0i64; out_len];
     each(&mut |i, o| sums[o] = sums[o].wrapping_add(xs[i]));
     let sums = Tensor::from_i64s(&out_shape, sums)?.wrapped_to(t.dtype())?;
@@ -1208,7 +1208,11 @@ macro_rules! float_arith {
 }
 
 fn eval_binary(args: &[OpValue], kind: Bin) -> Result<OpValue, String> {
-    let (a, b) = (as_tensor(&args[0])?, as_tensor(&args[1])?);
+    binary(as_tensor(&args[0])?, as_tensor(&args[1])?, kind)
+}
+
+/// An elementwise operator on two tensors, broadcast.
+fn binary(a: &Tensor, b: &Tensor, kind: Bin) -> Result<OpValue, String> {
     let out = match (a, b) {
         (Tensor::I16(a), Tensor::I16(b)) if kind.is_comparison() => compare(a, b, kind)?,
         (Tensor::I32(a), Tensor::I32(b)) if kind.is_comparison() => compare(a, b, kind)?,

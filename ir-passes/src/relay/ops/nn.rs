@@ -4,7 +4,7 @@
 
 use super::window::{Window, require_layout};
 use super::{
-    MAX_WORK, OpDef, OpValue, as_tensor, axis_attr, float_tensor, int_list, normalize_axis,
+    MAX_WORK, OpDef, OpValue, as_tensor, axis_attr, float_tensor, int_list, known, normalize_axis,
     tensor_type, value_type,
 };
 use crate::relay::attrs::{AttrValue, Attrs};
@@ -162,6 +162,17 @@ pub(super) fn groups(attrs: &Attrs) -> Result<i64, String> {
     }
 }
 
+/// That `extent` (`what`: "channels", "output channels") divides into
+/// `groups` equal parts, when it is known.
+pub(super) fn split_into_groups(extent: Dim, what: &str, groups: i64) -> Result<(), String> {
+    match extent {
+        Dim::Known(n) if n % groups != 0 => {
+            Err(format!("{n} {what} do not split into {groups} groups"))
+        }
+        _ => Ok(()),
+    }
+}
+
 impl Conv2d {
     fn from_attrs(attrs: &Attrs) -> Result<Conv2d, String> {
         require_layout(attrs, "data_layout", "NCHW")?;
@@ -187,22 +198,8 @@ fn infer_conv2d(args: &[Type], attrs: &Attrs) -> Result<Type, String> {
     if sx.len() != 4 || sw.len() != 4 {
         return Err("nn.conv2d takes NCHW data and an OIHW weight, both of rank 4".into());
     }
-    if let Dim::Known(c) = sx[1]
-        && c % conv.groups != 0
-    {
-        return Err(format!(
-            "{c} channels do not split into {} groups",
-            conv.groups
-        ));
-    }
-    if let Dim::Known(o) = sw[0]
-        && o % conv.groups != 0
-    {
-        return Err(format!(
-            "{o} output channels do not split into {} groups",
-            conv.groups
-        ));
-    }
+    split_into_groups(sx[1], "channels", conv.groups)?;
+    split_into_groups(sw[0], "output channels", conv.groups)?;
     if let Dim::Known(c) = sx[1] {
         agree(
             "nn.conv2d",
@@ -246,13 +243,7 @@ fn eval_conv2d(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let (sw, ws) = wide(w);
     let [n, c, h, wd] = [sx[0], sx[1], sx[2], sx[3]];
     let [o, cg, kh, kw] = [sw[0], sw[1], sw[2], sw[3]];
-    let out: Vec<usize> = out_dims
-        .iter()
-        .map(|d| match d {
-            Dim::Known(v) => *v as usize,
-            Dim::Any => 0,
-        })
-        .collect();
+    let out = known(&out_dims)?;
     let [oh, ow] = [out[2], out[3]];
     let out_count = out.iter().try_fold(1u64, |a, &d| a.checked_mul(d as u64));
     bounded_work(

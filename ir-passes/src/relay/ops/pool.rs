@@ -6,7 +6,7 @@
 
 use super::nn::{bool_attr, bounded_work, wide};
 use super::window::{Window, pair, require_layout};
-use super::{OpDef, OpValue, as_tensor, tensor_type, value_type};
+use super::{OpDef, OpValue, as_tensor, known, tensor_type, value_type};
 use crate::relay::attrs::Attrs;
 use crate::relay::dtype::DType;
 use crate::relay::tensor::Tensor;
@@ -105,17 +105,9 @@ fn eval_pool(v: &OpValue, attrs: &Attrs, kind: Reduce) -> Result<OpValue, String
     let x = as_tensor(v)?;
     let out_type = infer_pool(&value_type(v), attrs, kind)?;
     let (out_dims, dtype) = tensor_type(&out_type)?;
-    let out: Vec<usize> = out_dims
-        .iter()
-        .map(|d| match d {
-            Dim::Known(v) => *v as usize,
-            Dim::Any => 0,
-        })
-        .collect();
+    let out = known(&out_dims)?;
     let pool = Pool::from_attrs(attrs)?;
-    let win = pool.window;
-    let (sx, xs) = wide(x);
-    let [h, w] = [sx[2] as i128, sx[3] as i128];
+    let sx = x.shape();
     // Only the taps inside the input are visited: a window much larger
     // than the input costs what the input holds.
     bounded_work(
@@ -126,60 +118,127 @@ fn eval_pool(v: &OpValue, attrs: &Attrs, kind: Reduce) -> Result<OpValue, String
             |a, &d| a.checked_mul(d as u64),
         ),
     )?;
-    // Index arithmetic in i128: with `ceil_mode` and a huge stride, the
-    // last window starts past any i64.
-    let geometry = |i: usize| {
-        (
-            i128::from(win.strides[i]),
-            i128::from(win.dilation[i]),
-            i128::from(pool.size[i]),
-            i128::from(win.padding[i]),
-            // Padding ends here: with `ceil_mode` windows may pass it.
-            [h, w][i] + i128::from(win.padding[i + 2]),
-        )
+    let windows = Windows::new(&pool, sx, &out);
+    // A maximum of integers is taken on the integers themselves: through
+    // f64, int64 past 2^53 would round.
+    if let (Reduce::Max, Some(xs)) = (kind, x.to_i64s()) {
+        let lowest = lowest_integer(dtype);
+        let maxima = windows.reduce(&xs, |a, b| a.max(b), |m, _| m.unwrap_or(lowest));
+        return Tensor::from_i64s(&out, maxima)?
+            .wrapped_to(dtype)
+            .map(OpValue::Tensor);
+    }
+    let (_, xs) = wide(x);
+    let result = match kind {
+        Reduce::Max => {
+            let lowest = lowest_float(dtype);
+            windows.reduce(&xs, f64::max, |m, _| m.unwrap_or(lowest))
+        }
+        Reduce::Avg => windows.reduce(&xs, |a, b| a + b, |s, n| s.map_or(0.0, |s| s / n)),
     };
-    let (sy, dy, kh, py, h_end) = geometry(0);
-    let (sxs, dx, kw, px, w_end) = geometry(1);
-    let empty_max = lowest(dtype);
-    let mut result = Vec::with_capacity(out.iter().product());
-    let area = sx[2] * sx[3];
-    for p in 0..sx[0] * sx[1] {
-        let plane = &xs[p * area..(p + 1) * area];
-        for y in 0..out[2] as i128 {
-            let top = y * sy - py;
-            let rows = taps(top, dy, kh, 0, h);
-            for xo in 0..out[3] as i128 {
-                let left = xo * sxs - px;
-                let cols = taps(left, dx, kw, 0, w);
-                let mut acc = None::<f64>;
-                for ky in rows.clone() {
-                    let row = (top + ky * dy) * w;
-                    for kx in cols.clone() {
-                        let v = plane[(row + left + kx * dx) as usize];
-                        acc = Some(match (acc, kind) {
-                            (None, _) => v,
-                            (Some(a), Reduce::Max) => a.max(v),
-                            (Some(a), Reduce::Avg) => a + v,
-                        });
-                    }
-                }
-                let count = |r: std::ops::Range<i128>| (r.end - r.start) as f64;
-                let divisor = if pool.count_include_pad {
-                    count(taps(top, dy, kh, i128::MIN / 2, h_end))
-                        * count(taps(left, dx, kw, i128::MIN / 2, w_end))
-                } else {
-                    count(rows.clone()) * count(cols.clone())
-                };
-                result.push(match (acc, kind) {
-                    (None, Reduce::Max) => empty_max,
-                    (None, Reduce::Avg) => 0.0,
-                    (Some(a), Reduce::Max) => a,
-                    (Some(a), Reduce::Avg) => a / divisor,
-                });
-            }
+    Tensor::from_f64s(dtype, &out, &result).map(OpValue::Tensor)
+}
+
+/// The windows of a pooling over NCHW data, in output order. Index
+/// arithmetic is in i128: with `ceil_mode` and a huge stride, the last
+/// window starts past any i64.
+struct Windows<'a> {
+    pool: &'a Pool,
+    input: [usize; 4],
+    out: [usize; 2],
+}
+
+impl<'a> Windows<'a> {
+    fn new(pool: &'a Pool, input: &[usize], out: &[usize]) -> Self {
+        Windows {
+            pool,
+            input: [input[0], input[1], input[2], input[3]],
+            out: [out[2], out[3]],
         }
     }
-    Tensor::from_f64s(dtype, &out, &result).map(OpValue::Tensor)
+
+    /// Each window's values folded with `combine`, then `finish`ed with the
+    /// count an average divides by.
+    fn reduce<T: Copy, R>(
+        &self,
+        xs: &[T],
+        combine: impl Fn(T, T) -> T,
+        finish: impl Fn(Option<T>, f64) -> R,
+    ) -> Vec<R> {
+        let [n, c, h, w] = self.input;
+        let (pool, win) = (self.pool, &self.pool.window);
+        let axis = |i: usize| {
+            let extent = [h, w][i] as i128;
+            Axis {
+                stride: i128::from(win.strides[i]),
+                dilation: i128::from(win.dilation[i]),
+                size: i128::from(pool.size[i]),
+                pad: i128::from(win.padding[i]),
+                extent,
+                // Padding ends here: with `ceil_mode` windows may pass it.
+                padded_end: extent + i128::from(win.padding[i + 2]),
+            }
+        };
+        let (ay, ax) = (axis(0), axis(1));
+        let count = |r: std::ops::Range<i128>| (r.end - r.start) as f64;
+        let area = h * w;
+        let mut result = Vec::with_capacity(n * c * self.out[0] * self.out[1]);
+        for p in 0..n * c {
+            // An empty input still has windows, over padding only.
+            let plane = &xs[p * area..(p + 1) * area];
+            for y in 0..self.out[0] as i128 {
+                let (top, rows) = ay.taps(y);
+                for xo in 0..self.out[1] as i128 {
+                    let (left, cols) = ax.taps(xo);
+                    let mut acc = None::<T>;
+                    for ky in rows.clone() {
+                        let row = (top + ky * ay.dilation) * w as i128;
+                        for kx in cols.clone() {
+                            let v = plane[(row + left + kx * ax.dilation) as usize];
+                            acc = Some(acc.map_or(v, |a| combine(a, v)));
+                        }
+                    }
+                    let divisor = if pool.count_include_pad {
+                        count(ay.padded_taps(y)) * count(ax.padded_taps(xo))
+                    } else {
+                        count(rows.clone()) * count(cols)
+                    };
+                    result.push(finish(acc, divisor));
+                }
+            }
+        }
+        result
+    }
+}
+
+/// The geometry of a pooling window along one spatial axis.
+struct Axis {
+    stride: i128,
+    dilation: i128,
+    size: i128,
+    pad: i128,
+    extent: i128,
+    padded_end: i128,
+}
+
+impl Axis {
+    /// Where output `o`'s window starts, and its taps inside the input.
+    fn taps(&self, o: i128) -> (i128, std::ops::Range<i128>) {
+        let start = o * self.stride - self.pad;
+        (start, taps(start, self.dilation, self.size, 0, self.extent))
+    }
+
+    /// Output `o`'s taps inside the input or its padding.
+    fn padded_taps(&self, o: i128) -> std::ops::Range<i128> {
+        let start = o * self.stride - self.pad;
+        taps(
+            start,
+            self.dilation,
+            self.size,
+            i128::MIN / 2,
+            self.padded_end,
+        )
+    }
 }
 
 /// The taps `k` in `0..count` of a window starting at `start`, `step`
@@ -193,15 +252,21 @@ fn taps(start: i128, step: i128, count: i128, lo: i128, hi: i128) -> std::ops::R
 
 /// What a maximum over no element gives: the dtype's lowest value, as
 /// TVM pads a max pool (`false` for bool).
-fn lowest(dtype: DType) -> f64 {
+fn lowest_float(dtype: DType) -> f64 {
     match dtype {
         DType::F16 => f64::from(half::f16::MIN),
         DType::F32 => f64::from(f32::MIN),
-        DType::F64 => f64::MIN,
-        DType::I16 => f64::from(i16::MIN),
-        DType::I32 => f64::from(i32::MIN),
-        DType::I64 => i64::MIN as f64,
-        _ => 0.0,
+        DType::BOOL => 0.0,
+        _ => f64::MIN,
+    }
+}
+
+/// [`lowest_float`] for the integer types.
+fn lowest_integer(dtype: DType) -> i64 {
+    match dtype {
+        DType::I16 => i64::from(i16::MIN),
+        DType::I32 => i64::from(i32::MIN),
+        _ => i64::MIN,
     }
 }
 
