@@ -919,3 +919,22 @@ fn many_uses_of_a_large_tensor_share_its_data() {
         "{bytes} bytes allocated for {uses} uses of a {tensor_bytes}-byte tensor"
     );
 }
+
+/// A recursion that never ends stops at a bound on the depth of calls,
+/// with an error, before the stack it grows takes the machine's memory.
+#[test]
+fn a_recursion_that_never_ends_is_an_error() {
+    let m = parse_module(
+        r#"#[version = "0.0.5"]
+def @main(%n: int) -> int {
+  let %go = fn (%i: int) -> int { %go(%i + 1) };
+  %go(%n)
+}"#,
+    )
+    .unwrap();
+    let err = run_main(&m, &[i32s(0)]).unwrap_err();
+    assert!(
+        err.contains(&format!("calls nest deeper than {MAX_CALL_DEPTH}")),
+        "{err}"
+    );
+}

@@ -21,6 +21,11 @@ pub const MAX_ELEMENTS: u64 = 1 << 24;
 /// passes to a kernel.
 pub const MAX_ARGUMENT_TENSORS: u64 = 1 << 16;
 
+/// The deepest the interpreter nests calls of functions: past it, a call
+/// is an error instead of growing the stack until memory runs out (a
+/// recursion that never ends). Each level takes about 5 KB.
+pub const MAX_CALL_DEPTH: usize = 1 << 19;
+
 /// A runtime value. Values nest as deep as the program makes them (a tuple
 /// in a tuple a million times): dropping one is a loop, and cloning,
 /// comparing and printing one grow the stack as they go.
@@ -316,6 +321,8 @@ struct Interpreter<'m> {
     /// recursive call cannot clobber its caller's let-bound variables.
     let_log: Vec<Vec<Hidden>>,
     free_vars: IdMap<Node<Function>, Vec<Node<Var>>>,
+    /// Calls of functions under way.
+    depth: usize,
 }
 
 impl<'m> Interpreter<'m> {
@@ -326,6 +333,7 @@ impl<'m> Interpreter<'m> {
             cache: vec![IdMap::default()],
             let_log: vec![Vec::new()],
             free_vars: IdMap::default(),
+            depth: 0,
         }
     }
 
@@ -524,6 +532,11 @@ impl<'m> Interpreter<'m> {
                 args.len()
             ));
         }
+        if self.depth >= MAX_CALL_DEPTH {
+            return Err(format!(
+                "calls nest deeper than {MAX_CALL_DEPTH} (a recursion that does not end?)"
+            ));
+        }
         let mut bindings: Vec<(Id<Node<Var>>, Value)> = closure
             .captured
             .iter()
@@ -539,7 +552,9 @@ impl<'m> Interpreter<'m> {
             .collect();
         self.cache.push(IdMap::default());
         self.let_log.push(Vec::new());
+        self.depth += 1;
         let result = self.eval(&f.body);
+        self.depth -= 1;
         self.cache.pop();
         for (k, old) in self.let_log.pop().unwrap_or_default().into_iter().rev() {
             match old {
