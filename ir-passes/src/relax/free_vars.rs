@@ -1,32 +1,86 @@
 //! Free variables: those an expression uses but does not define (TVM's
 //! `relax.analysis.free_vars`).
 
-use ir_core::{IdMap, IdSet, Node, Walk};
+use ir_core::{Id, IdMap, IdSet, Node, Walk};
 
-use super::expr::{Expr, ExprVisitor, Function, Var};
+use super::expr::{Call, Expr, ExprVisitor, Function, Var};
 use super::prim::PrimExprVisitor;
 use super::sinfo::StructInfoVisitor;
 
 /// The definitions met, and the uses not yet defined where they were met
 /// (in first-use order): in a well-formed program a use follows its
-/// definition, so most uses cost one lookup and only candidates are kept.
+/// definition, so only candidates are kept.
+///
+/// Definitions go to a list first and into the set only when a use does
+/// not find its definition among the latest few: most uses read a value
+/// bound just before (A-normal form), and then no hashing happens at all.
 #[derive(Default)]
 struct Scan {
     defined: IdSet<Node<Var>>,
+    /// Definitions not yet in `defined`, in order.
+    recent: Vec<Id<Node<Var>>>,
     seen: IdSet<Node<Var>>,
     candidates: Vec<Node<Var>>,
+}
+
+/// How many of the latest definitions a use compares with before it
+/// hashes.
+const RECENT: usize = 4;
+
+impl Scan {
+    fn is_defined(&mut self, v: Id<Node<Var>>) -> bool {
+        if self.recent.iter().rev().take(RECENT).any(|&d| d == v) {
+            return true;
+        }
+        self.flush();
+        self.defined.contains(&v)
+    }
+
+    /// Moves the pending definitions into the set.
+    fn flush(&mut self) {
+        self.defined.extend(self.recent.drain(..));
+    }
+
+    /// The candidates that were never defined.
+    fn free(mut self) -> Vec<Node<Var>> {
+        if self.candidates.is_empty() {
+            return Vec::new();
+        }
+        self.flush();
+        let defined = self.defined;
+        self.candidates
+            .into_iter()
+            .filter(|v| !defined.contains(&v.id()))
+            .collect()
+    }
 }
 
 impl PrimExprVisitor for Scan {}
 impl StructInfoVisitor for Scan {}
 impl ExprVisitor for Scan {
     fn visit_var(&mut self, v: &Node<Var>) {
-        if !self.defined.contains(&v.id()) && self.seen.insert(v.id()) {
+        if !self.is_defined(v.id()) && self.seen.insert(v.id()) {
             self.candidates.push(v.clone());
         }
     }
     fn visit_var_def(&mut self, v: &Node<Var>) {
-        self.defined.insert(v.id());
+        self.recent.push(v.id());
+    }
+    fn visit_call(&mut self, c: &Node<Call>) {
+        operands(self, c);
+    }
+}
+
+/// The callee and arguments of `c` (its struct info arguments hold no
+/// variables), the leaves among them met here rather than through a walk
+/// each: a binding in A-normal form is a call of variables and constants.
+fn operands<V: ExprVisitor>(v: &mut V, c: &Call) {
+    for e in std::iter::once(&c.op).chain(&c.args) {
+        match e {
+            Expr::Var(x) => v.visit_var(x),
+            Expr::Op(_) | Expr::Constant(_) | Expr::GlobalVar(_) | Expr::ExternFunc(_) => {}
+            other => other.walk(v),
+        }
     }
 }
 
@@ -46,21 +100,13 @@ impl ExprVisitor for Scan {
 pub fn free_vars(e: &Expr) -> Vec<Node<Var>> {
     let mut scan = Scan::default();
     // A function's own definitions are counted from its blocks' lengths, so
-    // the set is sized once rather than grown by doubling.
+    // the list is sized once rather than grown by doubling.
     if let Expr::Function(f) = e {
-        scan.defined.reserve(f.own_definitions());
+        scan.recent.reserve(f.own_definitions());
     }
     e.walk(&mut scan);
     // A candidate may be defined after its use (a recursive local function).
-    let Scan {
-        defined,
-        candidates,
-        ..
-    } = scan;
-    candidates
-        .into_iter()
-        .filter(|v| !defined.contains(&v.id()))
-        .collect()
+    scan.free()
 }
 
 /// One open function of [`free_vars_of_functions`]'s walk.
@@ -95,6 +141,9 @@ impl ExprVisitor for Frames {
             top.scan.visit_var_def(v);
         }
     }
+    fn visit_call(&mut self, c: &Node<Call>) {
+        operands(self, c);
+    }
     fn visit_function(&mut self, f: &Node<Function>) {
         self.open.push(Frame {
             function: f.clone(),
@@ -104,11 +153,7 @@ impl ExprVisitor for Frames {
         let Some(Frame { function, scan }) = self.open.pop() else {
             return;
         };
-        let free: Vec<Node<Var>> = scan
-            .candidates
-            .into_iter()
-            .filter(|v| !scan.defined.contains(&v.id()))
-            .collect();
+        let free = scan.free();
         // What is free in a nested function is used by the one around it.
         for v in &free {
             self.used(v);
