@@ -32,8 +32,8 @@ pub struct MutatorState {
     /// [`run_mutator`] reports it.
     pub error: Option<BuilderError>,
     /// The last expression the entry hook normalized, with the struct info
-    /// it derived: the binding hook that re-emits it reads the struct info
-    /// here instead of deriving it again.
+    /// it derived: the binding hook that re-emits it reads
+    /// the struct info here instead of deriving it again.
     last_normalized: Option<(Expr, StructInfo)>,
 }
 
@@ -87,14 +87,15 @@ pub fn entry<M: ExprMutator + ?Sized>(m: &mut M, e: &Expr) -> Transformed<Expr> 
                 return Transformed::Replace(new);
             }
             let state = m.mutator_state();
-            match state.builder.normalize_with_sinfo(new.clone()) {
+            match state.builder.normalize_with_sinfo(new) {
                 Ok((n, sinfo)) => {
                     state.last_normalized = Some((n.clone(), sinfo));
                     Transformed::Replace(n)
                 }
                 Err(err) => {
+                    // Reported by `run_mutator`; the input stands meanwhile.
                     state.fail(err);
-                    Transformed::Replace(new)
+                    Transformed::Keep
                 }
             }
         }

@@ -27,6 +27,8 @@ impl ExprMutator for ToNonDataflow {
             return mutator::binding_block(self, block);
         }
         self.0.builder.begin_sized(false, block.bindings.len());
+        // Every binding's variable is replaced: the remap grows by as many.
+        self.0.var_remap.reserve(block.bindings.len());
         for b in &block.bindings {
             let _ = self.mutate_binding(b);
         }
