@@ -227,15 +227,32 @@ impl EqState {
         b: &Node<K>,
         fields: impl FnOnce(&mut Self) -> bool,
     ) -> bool {
+        use std::collections::hash_map::Entry;
         let (l, r) = (a.addr(), b.addr());
-        if let Some(known) = self.mapped(l, r) {
-            return known;
+        // A binder is met once in a well-formed program: one probe of each
+        // map both checks and records it (the maps are as large as the
+        // program, so each probe may miss the cache).
+        match self.left_to_right.entry(l) {
+            Entry::Occupied(e) => return *e.get() == r,
+            Entry::Vacant(e) => {
+                e.insert(r);
+            }
         }
-        if !fields(self) {
-            return false;
+        match self.right_to_left.entry(r) {
+            Entry::Occupied(_) => {
+                self.left_to_right.remove(&l);
+                return false;
+            }
+            Entry::Vacant(e) => {
+                e.insert(l);
+            }
         }
-        self.record(l, r);
-        true
+        if fields(self) {
+            return true;
+        }
+        self.left_to_right.remove(&l);
+        self.right_to_left.remove(&r);
+        false
     }
 
     /// A use of a variable: bound ones must correspond, free ones be the same
