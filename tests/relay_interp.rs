@@ -938,3 +938,14 @@ def @main(%n: int) -> int {
         "{err}"
     );
 }
+
+/// `nn.dense` with nothing to reduce gives rows of zeros, as an empty sum.
+#[test]
+fn dense_over_an_empty_axis_is_zeros() {
+    let out = run(
+        "#[version = \"0.0.5\"]\ndef @main() {\n  \
+         nn.dense(zeros(shape=[2, 0]), zeros(shape=[3, 0]))\n}",
+        &[],
+    );
+    assert_eq!(out, f32s(&[2, 3], &[0.0; 6]));
+}

@@ -125,7 +125,9 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
     }
     let xs = x.to_f64s();
     let ws = w.to_f64s();
-    let rows = xs.len().checked_div(k).unwrap_or(0);
+    // From the shape: with nothing to reduce (`k` = 0) there are still
+    // rows, each of zeros.
+    let rows: usize = x.shape()[..x.shape().len() - 1].iter().product();
     bounded_work(
         "nn.dense",
         (rows as u64)
@@ -135,7 +137,8 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
     let mut out = vec![0.0; rows * n];
     for r in 0..rows {
         for j in 0..n {
-            out[r * n + j] = (0..k).map(|i| xs[r * k + i] * ws[j * k + i]).sum();
+            // From +0.0: an empty `sum()` of floats is -0.0.
+            out[r * n + j] = (0..k).fold(0.0, |acc, i| acc + xs[r * k + i] * ws[j * k + i]);
         }
     }
     let mut shape = x.shape()[..x.shape().len() - 1].to_vec();
