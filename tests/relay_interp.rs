@@ -814,6 +814,25 @@ fn integer_kernels_are_exact_and_wrap() {
             ArrayD::from_shape_vec(IxDyn(&[1, 1, 1, 2]), vec![i32::MIN, 1]).unwrap()
         ))
     );
+    // An average of integers is TVM's: the sum in the dtype, divided
+    // truncating toward zero.
+    let i32s4 = |shape: &[usize], v: Vec<i32>| {
+        Value::tensor(Tensor::I32(
+            ArrayD::from_shape_vec(IxDyn(shape), v).unwrap(),
+        ))
+    };
+    let averages = run(
+        "#[version = \"0.0.5\"]\ndef @main(%x: Tensor[(1, 1, 2, 2), int32]) {\n  \
+         (nn.avg_pool2d(%x, pool_size=[1, 2]), nn.global_avg_pool2d(%x))\n}",
+        &[i32s4(&[1, 1, 2, 2], vec![-3, -2, 1, 0])],
+    );
+    assert_eq!(
+        averages,
+        Value::tuple(vec![
+            i32s4(&[1, 1, 2, 1], vec![-2, 0]),
+            i32s4(&[1, 1, 1, 1], vec![-1]),
+        ])
+    );
     // A shape folds from the type, exactly.
     let m = parse_module(&format!(
         "#[version = \"0.0.5\"]\ndef @main(%z: Tensor[(2, {big}), float32]) {{\n  shape_of(%z, dtype=\"int64\")\n}}"

@@ -121,10 +121,19 @@ fn eval_pool(v: &OpValue, attrs: &Attrs, kind: Reduce) -> Result<OpValue, String
     let windows = Windows::new(&pool, sx, &out);
     // A maximum of integers is taken on the integers themselves: through
     // f64, int64 past 2^53 would round.
-    if let (Reduce::Max, Some(xs)) = (kind, x.to_i64s()) {
-        let lowest = lowest_integer(dtype);
-        let maxima = windows.reduce(&xs, |a, b| a.max(b), |m, _| m.unwrap_or(lowest));
-        return Tensor::from_i64s(&out, maxima)?
+    // An average of integers is TVM's: the sum, wrapped in the dtype, then
+    // divided truncating toward zero.
+    if let Some(xs) = x.to_i64s() {
+        let result = match kind {
+            Reduce::Max => {
+                let lowest = lowest_integer(dtype);
+                windows.reduce(&xs, |a, b| a.max(b), |m, _| m.unwrap_or(lowest))
+            }
+            Reduce::Avg => windows.reduce(&xs, i64::wrapping_add, |s, n| {
+                s.map_or(0, |s| integer_mean(s, n as i64, dtype))
+            }),
+        };
+        return Tensor::from_i64s(&out, result)?
             .wrapped_to(dtype)
             .map(OpValue::Tensor);
     }
@@ -270,11 +279,36 @@ fn lowest_integer(dtype: DType) -> i64 {
     }
 }
 
+/// `sum / count` for an integer average, as TVM computes it: the sum wraps
+/// in `dtype`, the division truncates toward zero, and a count below 1
+/// counts as 1.
+fn integer_mean(sum: i64, count: i64, dtype: DType) -> i64 {
+    let sum = match dtype {
+        DType::I16 => i64::from(sum as i16),
+        DType::I32 => i64::from(sum as i32),
+        _ => sum,
+    };
+    sum.wrapping_div(count.max(1))
+}
+
 fn eval_global_avg_pool(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, String> {
     let x = as_tensor(&args[0])?;
     nchw(&value_type(&args[0]), attrs, "nn.global_avg_pool2d")?;
-    let (sx, xs) = wide(x);
+    let sx = x.shape();
     let area = sx[2] * sx[3];
+    if let Some(xs) = x.to_i64s() {
+        let means = (0..sx[0] * sx[1])
+            .map(|p| {
+                let plane = &xs[p * area..(p + 1) * area];
+                let sum = plane.iter().fold(0i64, |a, &b| a.wrapping_add(b));
+                integer_mean(sum, area as i64, x.dtype())
+            })
+            .collect();
+        return Tensor::from_i64s(&[sx[0], sx[1], 1, 1], means)?
+            .wrapped_to(x.dtype())
+            .map(OpValue::Tensor);
+    }
+    let (sx, xs) = wide(x);
     let means: Vec<f64> = if area == 0 {
         vec![f64::NAN; sx[0] * sx[1]]
     } else {
