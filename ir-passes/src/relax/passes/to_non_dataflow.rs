@@ -34,7 +34,10 @@ impl ExprMutator for ToNonDataflow {
         }
         match self.0.builder.end_block() {
             Ok(b) => Transformed::Replace(Expr::BindingBlock(b)),
-            Err(_) => Transformed::Keep,
+            Err(e) => {
+                self.0.fail(e);
+                Transformed::Keep
+            }
         }
     }
 

@@ -128,11 +128,13 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
     // From the shape: with nothing to reduce (`k` = 0) there are still
     // rows, each of zeros.
     let rows: usize = x.shape()[..x.shape().len() - 1].iter().product();
+    // Each output element costs a step even when there is nothing to
+    // reduce: the bound covers the result's allocation too.
     bounded_work(
         "nn.dense",
         (rows as u64)
             .checked_mul(n as u64)
-            .and_then(|v| v.checked_mul(k as u64)),
+            .and_then(|v| v.checked_mul(k.max(1) as u64)),
     )?;
     let mut out = vec![0.0; rows * n];
     for r in 0..rows {

@@ -296,6 +296,8 @@ fn eval_global_avg_pool(args: &[OpValue], attrs: &Attrs) -> Result<OpValue, Stri
     nchw(&value_type(&args[0]), attrs, "nn.global_avg_pool2d")?;
     let sx = x.shape();
     let area = sx[2] * sx[3];
+    // An empty plane averages to 0 here: TVM divides by zero (undefined),
+    // and `integer_mean` counts the count as 1.
     if let Some(xs) = x.to_i64s() {
         let means = (0..sx[0] * sx[1])
             .map(|p| {
