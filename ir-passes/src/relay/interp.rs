@@ -21,10 +21,12 @@ pub const MAX_ELEMENTS: u64 = 1 << 24;
 /// passes to a kernel.
 pub const MAX_ARGUMENT_TENSORS: u64 = 1 << 16;
 
-/// The deepest the interpreter nests calls of functions: past it, a call
-/// is an error instead of growing the stack until memory runs out (a
-/// recursion that never ends). Each level takes about 5 KB.
-pub const MAX_CALL_DEPTH: usize = 1 << 19;
+/// The deepest [`run_main`] nests calls of functions: past it, a call is
+/// an error instead of growing the stack until memory runs out (a
+/// recursion that never ends). Above the million levels of the depth tests
+/// (functions applied in function bodies); each level takes about 5 KB, so
+/// the bound is about 10 GB. [`run_main_limited`] takes another bound.
+pub const MAX_CALL_DEPTH: usize = 1 << 21;
 
 /// A runtime value. Values nest as deep as the program makes them (a tuple
 /// in a tuple a million times): dropping one is a loop, and cloning,
@@ -262,8 +264,30 @@ impl Value {
 
 /// Runs `@main` of `module` on `inputs`.
 pub fn run_main(module: &RelayModule, inputs: &[Value]) -> Result<Value, String> {
+    run_main_limited(module, inputs, MAX_CALL_DEPTH)
+}
+
+/// [`run_main`] with calls nested at most `max_call_depth` deep.
+///
+/// ```
+/// use ir_passes::relay::{Tensor, Value, parse_module, run_main_limited};
+///
+/// let m = parse_module(
+///     "#[version = \"0.0.5\"]\ndef @main(%n: int) -> int {\n  \
+///      let %f = fn (%i: int) -> int { %f(%i + 1) };\n  %f(%n)\n}",
+/// )
+/// .unwrap();
+/// let err = run_main_limited(&m, &[Value::tensor(Tensor::scalar_i32(0))], 100).unwrap_err();
+/// assert!(err.contains("calls nest deeper than 100"));
+/// ```
+pub fn run_main_limited(
+    module: &RelayModule,
+    inputs: &[Value],
+    max_call_depth: usize,
+) -> Result<Value, String> {
     let main = module.get("main").ok_or("the module has no @main")?;
     let mut interp = Interpreter::new(module);
+    interp.max_depth = max_call_depth;
     interp.call_function(
         &Closure {
             func: main.clone(),
@@ -321,8 +345,9 @@ struct Interpreter<'m> {
     /// recursive call cannot clobber its caller's let-bound variables.
     let_log: Vec<Vec<Hidden>>,
     free_vars: IdMap<Node<Function>, Vec<Node<Var>>>,
-    /// Calls of functions under way.
+    /// Calls of functions under way, and how many may be.
     depth: usize,
+    max_depth: usize,
 }
 
 impl<'m> Interpreter<'m> {
@@ -334,6 +359,7 @@ impl<'m> Interpreter<'m> {
             let_log: vec![Vec::new()],
             free_vars: IdMap::default(),
             depth: 0,
+            max_depth: MAX_CALL_DEPTH,
         }
     }
 
@@ -532,9 +558,10 @@ impl<'m> Interpreter<'m> {
                 args.len()
             ));
         }
-        if self.depth >= MAX_CALL_DEPTH {
+        if self.depth >= self.max_depth {
             return Err(format!(
-                "calls nest deeper than {MAX_CALL_DEPTH} (a recursion that does not end?)"
+                "calls nest deeper than {} (a recursion that does not end?)",
+                self.max_depth
             ));
         }
         let mut bindings: Vec<(Id<Node<Var>>, Value)> = closure

@@ -52,7 +52,9 @@ pub use expr::{
 pub use extension::{ExtPrinter, RelayExtension};
 pub use free_vars::{free_vars, function_free_vars};
 pub use infer::{CompleteTypes, TypeError, TypeMap, check_module, infer_function, is_complete};
-pub use interp::{AdtValue, Closure, MAX_CALL_DEPTH, MAX_ELEMENTS, Value, eval_expr, run_main};
+pub use interp::{
+    AdtValue, Closure, MAX_CALL_DEPTH, MAX_ELEMENTS, Value, eval_expr, run_main, run_main_limited,
+};
 pub use module::RelayModule;
 pub use ops::{MAX_WORK, OpDef, OpValue, elements, extent_span, op, op_names, value_type};
 pub use parser::{ParseError, parse_expr, parse_module};
