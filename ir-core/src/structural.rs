@@ -124,6 +124,7 @@ fn hash_with<T: StructuralEq + ?Sized>(a: &T, map_free_vars: bool) -> u64 {
         map_free_vars,
         ids: AddrMap::default(),
         cache: AddrMap::default(),
+        recent: [(0, 0); 4],
     };
     let mut h = HashState {
         hasher: FxHasher::default(),
@@ -292,6 +293,10 @@ struct HashCtx {
     ids: AddrMap<u64>,
     /// Hashes of shared structural nodes whose hashing numbered nothing new.
     cache: AddrMap<u64>,
+    /// The latest of them looked up: a node shared by every binding (an
+    /// operator, a constant, a common struct info) is found here without a
+    /// probe of `cache`.
+    recent: [(usize, u64); 4],
 }
 
 /// The state of one structural hash, at one node: the hash of the node being
@@ -343,8 +348,17 @@ impl HashState<'_> {
         fields: impl FnOnce(&mut HashState<'_>),
     ) -> u64 {
         let shared = a.strong_count() > 1;
-        if shared && let Some(&d) = self.ctx.cache.get(&a.addr()) {
-            return d;
+        if shared {
+            let addr = a.addr();
+            if let Some(&(_, d)) = self.ctx.recent.iter().find(|r| r.0 == addr) {
+                return d;
+            }
+            if let Some(&d) = self.ctx.cache.get(&addr) {
+                // The oldest entry gives way.
+                self.ctx.recent.rotate_right(1);
+                self.ctx.recent[0] = (addr, d);
+                return d;
+            }
         }
         let numbered = self.ctx.ids.len();
         let d = self.digest(fields);
