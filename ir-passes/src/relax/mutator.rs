@@ -32,8 +32,8 @@ pub struct MutatorState {
     /// [`run_mutator`] reports it.
     pub error: Option<BuilderError>,
     /// The last expression the entry hook normalized, with the struct info
-    /// it derived: the binding hook that re-emits it reads
-    /// the struct info here instead of deriving it again.
+    /// it derived: the binding hook that re-emits it reads the struct info
+    /// here instead of deriving it again.
     last_normalized: Option<(Expr, StructInfo)>,
 }
 

@@ -123,11 +123,10 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
     if k != wk {
         return Err(format!("nn.dense reduces {k} against {wk}"));
     }
-    let xs = x.to_f64s();
-    let ws = w.to_f64s();
     // From the shape: with nothing to reduce (`k` = 0) there are still
     // rows, each of zeros.
-    let rows: usize = x.shape()[..x.shape().len() - 1].iter().product();
+    let batch = &x.shape()[..x.shape().len() - 1];
+    let rows: usize = batch.iter().product();
     // Each output element costs a step even when there is nothing to
     // reduce: the bound covers the result's allocation too.
     bounded_work(
@@ -136,6 +135,7 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
             .checked_mul(n as u64)
             .and_then(|v| v.checked_mul(k.max(1) as u64)),
     )?;
+    let (xs, ws) = (x.to_f64s(), w.to_f64s());
     let mut out = vec![0.0; rows * n];
     for r in 0..rows {
         for j in 0..n {
@@ -143,7 +143,7 @@ fn eval_dense(args: &[OpValue], _: &Attrs) -> Result<OpValue, String> {
             out[r * n + j] = (0..k).fold(0.0, |acc, i| acc + xs[r * k + i] * ws[j * k + i]);
         }
     }
-    let mut shape = x.shape()[..x.shape().len() - 1].to_vec();
+    let mut shape = batch.to_vec();
     shape.push(n);
     Tensor::from_f64s(x.dtype(), &shape, &out).map(OpValue::Tensor)
 }
