@@ -35,7 +35,7 @@ fn build(n: usize) -> RelaxModule {
     let mut lv = x;
     for _ in 0..n {
         lv = bb
-            .emit(Expr::call_op("add", vec![Expr::Var(lv), c.clone()]), "lv")
+            .emit(Expr::call_op("add", [Expr::Var(lv), c.clone()]), "lv")
             .unwrap();
     }
     let gv = bb.emit_output(Expr::Var(lv), "gv").unwrap();
@@ -44,14 +44,17 @@ fn build(n: usize) -> RelaxModule {
     bb.finalize().unwrap()
 }
 
-/// `run`'s median time over enough runs.
-fn median(mut run: impl FnMut()) -> Duration {
+/// `run`'s median time over enough runs. What it returns is dropped after
+/// the clock stops, as TVM's script deletes each result after timing it: a
+/// row measures making a result, not freeing it.
+fn median<R>(mut run: impl FnMut() -> R) -> Duration {
     let mut times = Vec::new();
     let start = Instant::now();
     while times.len() < 3 || (start.elapsed() < Duration::from_millis(500) && times.len() < 50) {
         let t = Instant::now();
-        run();
+        let result = black_box(run());
         times.push(t.elapsed());
+        drop(result);
     }
     times.sort();
     times[times.len() / 2]
@@ -123,23 +126,24 @@ fn main() {
         allocations.push(allocs);
         let (f, g) = (module.get("main").unwrap(), copy.get("main").unwrap());
         let mut times: Vec<Option<Duration>> = Vec::new();
-        let mut cell = |run: &mut dyn FnMut()| {
-            let skip = only.as_deref().is_some_and(|o| o != ops[times.len()]);
-            times.push((!skip).then(|| median(run)));
-        };
-        cell(&mut || drop(black_box(build(n))));
-        cell(&mut || assert!(black_box(free_vars(&main)).is_empty()));
-        cell(&mut || well_formed(black_box(&module)).unwrap());
-        cell(&mut || assert!(empty_mutator(&mut pass, black_box(&module))));
-        cell(&mut || drop(run_pass("dce", black_box(&module))));
-        cell(&mut || drop(run_pass("canonicalize-bindings", black_box(&module))));
-        cell(&mut || drop(run_pass("to-non-dataflow", black_box(&module))));
-        cell(&mut || assert!(structural_eq(black_box(f), g)));
-        cell(&mut || {
-            black_box(structural_hash(f));
-        });
-        cell(&mut || drop(black_box(parse_module(&text).unwrap())));
-        cell(&mut || drop(black_box(print_module(&module))));
+        // One row's cell: skipped when another row was asked for.
+        macro_rules! cell {
+            ($run:expr) => {{
+                let skip = only.as_deref().is_some_and(|o| o != ops[times.len()]);
+                times.push((!skip).then(|| median(|| $run)));
+            }};
+        }
+        cell!(build(n));
+        cell!(assert!(black_box(free_vars(&main)).is_empty()));
+        cell!(well_formed(black_box(&module)).unwrap());
+        cell!(assert!(empty_mutator(&mut pass, black_box(&module))));
+        cell!(run_pass("dce", black_box(&module)));
+        cell!(run_pass("canonicalize-bindings", black_box(&module)));
+        cell!(run_pass("to-non-dataflow", black_box(&module)));
+        cell!(assert!(structural_eq(black_box(f), g)));
+        cell!(structural_hash(f));
+        cell!(parse_module(&text).unwrap());
+        cell!(print_module(&module));
         for (i, t) in times.iter().enumerate() {
             table[i].push(t.map_or(f64::NAN, |d| d.as_nanos() as f64 / n as f64));
         }

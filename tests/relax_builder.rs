@@ -22,7 +22,12 @@ fn fixtures(bb: &mut BlockBuilder) -> (Node<Var>, Node<Var>, PrimExpr, PrimExpr)
 }
 
 fn call(op: &str, args: &[&Node<Var>]) -> Expr {
-    Expr::call_op(op, args.iter().map(|v| Expr::Var((*v).clone())).collect())
+    Expr::call_op(
+        op,
+        args.iter()
+            .map(|v| Expr::Var((*v).clone()))
+            .collect::<Vec<_>>(),
+    )
 }
 
 fn shape_of(v: &Node<Var>) -> Vec<String> {
@@ -363,7 +368,7 @@ fn finalize_gives_a_public_function_its_name_back_from_a_private_one() {
         .emit(
             Expr::Call(Node::new(ir_passes::relax::Call {
                 op: Expr::GlobalVar(first),
-                args: vec![],
+                args: Default::default(),
                 attrs: vec![],
                 sinfo_args: vec![],
             })),
@@ -379,7 +384,7 @@ fn finalize_gives_a_public_function_its_name_back_from_a_private_one() {
         .emit(
             Expr::Call(Node::new(ir_passes::relax::Call {
                 op: Expr::GlobalVar(second),
-                args: vec![],
+                args: Default::default(),
                 attrs: vec![],
                 sinfo_args: vec![],
             })),

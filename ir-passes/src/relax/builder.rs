@@ -21,7 +21,7 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use compact_str::CompactString;
-use ir_core::{Family, IdMap, Node};
+use ir_core::{Family, IdMap, Node, ShortVec};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::name_hash::name_hash;
@@ -598,16 +598,16 @@ impl BlockBuilder {
                 })
             }
             Expr::Call(c) => {
-                let mut args = self.normalize_list(&c.args, false)?;
+                let mut args: Option<ShortVec<Expr>> = self.normalize_list(&c.args, false)?;
                 if let Expr::Op(op) = &c.op
                     && super::ops::has_legalizer(&op.name)
                 {
-                    let now = args.as_deref().unwrap_or(&c.args);
+                    let now = args.as_ref().map_or(c.args.as_slice(), |a| a.as_slice());
                     let sinfo = now.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>();
                     if let Ok(sinfo) = sinfo
                         && let Some(legal) = super::ops::legalize_call(&op.name, now, &sinfo)
                     {
-                        args = Some(legal);
+                        args = Some(legal.into());
                     }
                 }
                 Ok(match args {
@@ -714,28 +714,28 @@ impl BlockBuilder {
         Ok(Node::new(SeqExpr { blocks, body }))
     }
 
-    /// Normalizes each element; `None` when none changed.
-    fn normalize_list(
+    /// Normalizes each element; `None` when none changed. `L` is the list
+    /// type the caller stores (a tuple's `Vec`, a call's `ShortVec`).
+    fn normalize_list<L: Default + Extend<Expr>>(
         &mut self,
         items: &[Expr],
         tuple: bool,
-    ) -> Result<Option<Vec<Expr>>, BuilderError> {
-        let mut out: Option<Vec<Expr>> = None;
+    ) -> Result<Option<L>, BuilderError> {
+        let mut out: Option<L> = None;
         for (i, item) in items.iter().enumerate() {
             // A leaf stays as it is: no handle is taken to find that out.
             if is_leaf(item) {
                 if let Some(out) = &mut out {
-                    out.push(item.clone());
+                    out.extend([item.clone()]);
                 }
                 continue;
             }
             let new = self.normalize_arg(item, tuple)?;
             if let Some(out) = &mut out {
-                out.push(new);
+                out.extend([new]);
             } else if !new.same_as(item) {
-                let mut v = Vec::with_capacity(items.len());
-                v.extend(items[..i].iter().cloned());
-                v.push(new);
+                let mut v = L::default();
+                v.extend(items[..i].iter().cloned().chain([new]));
                 out = Some(v);
             }
         }

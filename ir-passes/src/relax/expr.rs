@@ -18,7 +18,7 @@
 use std::hash::{Hash, Hasher};
 
 use compact_str::CompactString;
-use ir_core::{Mutable, Node, StructuralEq, Visitable};
+use ir_core::{Mutable, Node, ShortVec, StructuralEq, Visitable};
 
 use super::dtype::DataType;
 use super::mutator::{self, MutatorState};
@@ -172,8 +172,9 @@ pub type Attrs = Vec<(String, AttrValue)>;
 pub struct Call {
     /// The callee: an [`Op`], a [`GlobalVar`], a [`Var`] or an [`ExternFunc`].
     pub op: Expr,
-    /// The arguments.
-    pub args: Vec<Expr>,
+    /// The arguments, in place when there are at most two: most calls
+    /// allocate no list.
+    pub args: ShortVec<Expr>,
     /// Operator attributes (`axis`, `keepdims`).
     #[ir(skip)]
     pub attrs: Attrs,

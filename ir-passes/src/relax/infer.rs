@@ -3,6 +3,8 @@
 //! work per node; nothing is cached on the nodes (TVM stores it in a
 //! write-once field instead), so a rebuilt node can never carry stale info.
 
+use std::borrow::Cow;
+
 use ir_core::{IdMap, Node, Transformed, stack};
 
 use super::expr::{Call, Expr};
@@ -12,6 +14,28 @@ use super::sinfo::{FuncStructInfo, PrimStructInfo, StructInfo, StructInfoMutator
 
 /// What is known about the value of `e`; an error for an ill-typed call.
 pub fn sinfo_of(e: &Expr) -> Result<StructInfo, String> {
+    // The operands of a call in A-normal form: answered without the stack
+    // check, which is only needed to recurse.
+    match e {
+        Expr::Var(v) => Ok(v.sinfo.clone()),
+        Expr::Constant(c) => Ok(c.sinfo().clone()),
+        _ => nested_sinfo_of(e),
+    }
+}
+
+/// [`sinfo_of`] for an operand: a variable's or constant's own struct info
+/// is borrowed, not copied. Inlined: returned through memory, the result
+/// was read back before its stores had landed, which stalled.
+#[inline(always)]
+fn operand_sinfo(e: &Expr) -> Result<Cow<'_, StructInfo>, String> {
+    match e {
+        Expr::Var(v) => Ok(Cow::Borrowed(&v.sinfo)),
+        Expr::Constant(c) => Ok(Cow::Borrowed(c.sinfo())),
+        _ => nested_sinfo_of(e).map(Cow::Owned),
+    }
+}
+
+fn nested_sinfo_of(e: &Expr) -> Result<StructInfo, String> {
     stack::guarded(|| match e {
         Expr::Constant(c) => Ok(c.sinfo().clone()),
         Expr::Var(v) => Ok(v.sinfo.clone()),
@@ -68,14 +92,20 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
     }
     match &c.op {
         Expr::Op(op) => {
-            let infer = |args: &[StructInfo]| {
+            let infer = |args: &[&StructInfo]| {
                 ops::infer_call(&op.name, args, &c.attrs).map_err(|e| format!("R.{}: {e}", op.name))
             };
             // Most operators take one or two arguments: no vector for them.
             match c.args.as_slice() {
-                [a] => infer(&[sinfo_of(a)?]),
-                [a, b] => infer(&[sinfo_of(a)?, sinfo_of(b)?]),
-                args => infer(&args.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>()?),
+                [a] => infer(&[&*operand_sinfo(a)?]),
+                [a, b] => infer(&[&*operand_sinfo(a)?, &*operand_sinfo(b)?]),
+                args => {
+                    let owned = args
+                        .iter()
+                        .map(operand_sinfo)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    infer(&owned.iter().map(|s| &**s).collect::<Vec<_>>())
+                }
             }
         }
         callee => match sinfo_of(callee)? {

@@ -105,23 +105,24 @@ pub use sinfo::{
 };
 pub use well_formed::well_formed;
 
-use ir_core::Node;
+use ir_core::{Node, ShortVec};
 
 /// Constructors for passes and tests.
 impl Expr {
-    /// `R.<name>(args)`.
-    pub fn call_op(name: &str, args: Vec<Expr>) -> Expr {
+    /// `R.<name>(args)`; the arguments in an array, a `Vec` or a
+    /// [`ShortVec`](ir_core::ShortVec).
+    pub fn call_op(name: &str, args: impl Into<ShortVec<Expr>>) -> Expr {
         Expr::call_op_with(name, args, Vec::new())
     }
 
     /// `R.<name>(args, attrs)`, the operator's other attributes at their
     /// defaults. Attributes the operator does not take are kept as given;
     /// the parser reports them instead.
-    pub fn call_op_with(name: &str, args: Vec<Expr>, attrs: Attrs) -> Expr {
+    pub fn call_op_with(name: &str, args: impl Into<ShortVec<Expr>>, attrs: Attrs) -> Expr {
         let attrs = ops::canonical_attrs(name, attrs.clone()).unwrap_or(attrs);
         Call {
             op: ops::op_expr(name),
-            args,
+            args: args.into(),
             attrs,
             sinfo_args: Vec::new(),
         }

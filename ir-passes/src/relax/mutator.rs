@@ -16,7 +16,7 @@
 
 use ir_core::{IdMap, Node, Rebuild, Transformed};
 
-use super::builder::{BlockBuilder, BuilderError};
+use super::builder::{BlockBuilder, BuilderError, is_leaf};
 use super::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, SeqExpr, Var};
 use super::infer::sinfo_of;
 use super::sinfo::{StructInfo, is_base_of};
@@ -83,7 +83,9 @@ pub fn entry<M: ExprMutator + ?Sized>(m: &mut M, e: &Expr) -> Transformed<Expr> 
     match out {
         Transformed::Keep => Transformed::Keep,
         Transformed::Replace(new) => {
-            if matches!(new, Expr::Binding(_) | Expr::BindingBlock(_)) {
+            // A leaf (a remapped variable use, most often) is in normal
+            // form already, and its struct info is read off it when needed.
+            if matches!(new, Expr::Binding(_) | Expr::BindingBlock(_)) || is_leaf(&new) {
                 return Transformed::Replace(new);
             }
             let state = m.mutator_state();
@@ -165,19 +167,20 @@ pub fn binding_with_value<M: ExprMutator + ?Sized>(
     };
     // The kind (dataflow or not) is the one the definition hook chose: a
     // pass turning dataflow variables into outputs returns plain ones.
-    let final_var =
-        if sinfo.same_as(&var.sinfo) || ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
-            var.clone()
-        } else {
-            Var::with_sinfo(&var, sinfo)
-        };
     // Uses of the original, and of the variable a pass produced, mean the
     // final one (TVM #16367).
+    let final_var =
+        if sinfo.same_as(&var.sinfo) || ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
+            var
+        } else {
+            let retyped = Var::with_sinfo(&var, sinfo);
+            if !var.same_as(&b.var) {
+                state.remap(&var, &retyped);
+            }
+            retyped
+        };
     if !final_var.same_as(&b.var) {
         state.remap(&b.var, &final_var);
-    }
-    if !final_var.same_as(&var) {
-        state.remap(&var, &final_var);
     }
     let new = Node::new(Binding {
         value,

@@ -12,7 +12,9 @@ use super::prim::{BinOp, PrimExpr};
 use super::sinfo::{ShapeStructInfo, StructInfo, TensorStructInfo};
 
 /// How an operator derives its result from its arguments' struct info.
-type Infer = fn(&[StructInfo], &Attrs) -> Result<StructInfo, String>;
+/// An operator's inference over its arguments' struct info, borrowed: a
+/// call's operands are not copied to be looked at.
+type Infer = fn(&[&StructInfo], &Attrs) -> Result<StructInfo, String>;
 
 /// A registered operator.
 pub struct OpDef {
@@ -67,7 +69,7 @@ static OPS: &[OpDef] = &[
 
 /// A closure, or a call of one whose result type the call does not give
 /// (`ty_args`, which takes precedence, is checked by the caller).
-fn closure_object(_: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn closure_object(_: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::object())
 }
 
@@ -110,7 +112,7 @@ pub fn op_expr(name: &str) -> Expr {
 }
 
 /// The struct info of `name(args)` with `attrs`.
-pub fn infer_call(name: &str, args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+pub fn infer_call(name: &str, args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     let def = lookup(name).ok_or_else(|| format!("unknown operator R.{name}"))?;
     if args.len() != def.arity {
         return Err(format!(
@@ -188,10 +190,10 @@ fn broadcast_at<'a>(
     }
 }
 
-fn broadcast(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn broadcast(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     let (a, b) = (
-        tensor(&args[0], "the first operand")?,
-        tensor(&args[1], "the second operand")?,
+        tensor(args[0], "the first operand")?,
+        tensor(args[1], "the second operand")?,
     );
     let dtype = join_dtype(a.dtype, b.dtype)?;
     let ndim = if a.ndim < 0 || b.ndim < 0 {
@@ -227,15 +229,15 @@ fn broadcast(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, dtype))
 }
 
-fn unary(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
-    tensor(&args[0], "the operand")?;
+fn unary(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    tensor(args[0], "the operand")?;
     Ok(args[0].clone())
 }
 
-fn matmul(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn matmul(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     let (a, b) = (
-        tensor(&args[0], "the first operand")?,
-        tensor(&args[1], "the second operand")?,
+        tensor(args[0], "the first operand")?,
+        tensor(args[1], "the second operand")?,
     );
     let dtype = match attr(attrs, "out_dtype") {
         Some(AttrValue::Str(s)) => s.parse()?,
@@ -290,8 +292,8 @@ fn product(dims: &[PrimExpr]) -> PrimExpr {
     }
 }
 
-fn reshape(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
-    let x = tensor(&args[0], "the data")?;
+fn reshape(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(args[0], "the data")?;
     let target = args[1]
         .as_shape_struct_info()
         .ok_or("the new shape must be a shape")?;
@@ -328,8 +330,8 @@ fn reshape(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, x.dtype))
 }
 
-fn permute_dims(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
-    let x = tensor(&args[0], "the data")?;
+fn permute_dims(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(args[0], "the data")?;
     if x.ndim < 0 {
         return Ok(args[0].clone());
     }
@@ -364,7 +366,7 @@ fn permute_dims(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String
     })
 }
 
-fn concat(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn concat(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     let fields = &args[0]
         .as_tuple_struct_info()
         .ok_or("concat takes a tuple of tensors")?
@@ -419,8 +421,8 @@ fn concat(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, dtype))
 }
 
-fn sum(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
-    let x = tensor(&args[0], "the data")?;
+fn sum(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(args[0], "the data")?;
     let keepdims = matches!(attr(attrs, "keepdims"), Some(AttrValue::Bool(true)));
     let axes = axes_attr(attrs, "axis");
     if x.ndim < 0 {
@@ -453,8 +455,8 @@ fn sum(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, x.dtype))
 }
 
-fn shape_of(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
-    let x = tensor(&args[0], "the data")?;
+fn shape_of(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(args[0], "the data")?;
     Ok(ShapeStructInfo {
         values: x.shape.clone(),
         ndim: x.ndim,
@@ -462,8 +464,8 @@ fn shape_of(args: &[StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     .into())
 }
 
-fn astype(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
-    let x = tensor(&args[0], "the data")?;
+fn astype(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let x = tensor(args[0], "the data")?;
     let dtype = match attr(attrs, "dtype") {
         Some(AttrValue::Str(s)) => s.parse()?,
         _ => return Err("astype needs a dtype".into()),
@@ -496,11 +498,8 @@ fn layout_attr(attrs: &Attrs, key: &str, letters: &str) -> Result<Vec<usize>, St
 
 /// 2-D convolution in any of the layouts of `N`, `C`, `H`, `W` (data and
 /// result) and `O`, `I`, `H`, `W` (kernel).
-fn conv2d(args: &[StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
-    let (x, w) = (
-        tensor(&args[0], "the data")?,
-        tensor(&args[1], "the kernel")?,
-    );
+fn conv2d(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+    let (x, w) = (tensor(args[0], "the data")?, tensor(args[1], "the kernel")?);
     let dtype = match attr(attrs, "out_dtype") {
         Some(AttrValue::Str(s)) => s.parse()?,
         _ => join_dtype(x.dtype, w.dtype)?,
@@ -573,7 +572,8 @@ pub fn legalize_call(name: &str, args: &[Expr], arg_sinfo: &[StructInfo]) -> Opt
         .values
         .iter()
         .position(|v| const_value(v) == Some(-1))?;
-    let resolved = reshape(arg_sinfo, &Vec::new()).ok()?;
+    let arg_sinfo: Vec<&StructInfo> = arg_sinfo.iter().collect();
+    let resolved = reshape(&arg_sinfo, &Vec::new()).ok()?;
     let shape = resolved.tensor_parts()?.shape.as_ref()?;
     if const_value(&shape[hole]) == Some(-1) {
         return None;

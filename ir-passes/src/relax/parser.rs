@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use ir_core::Node;
+use ir_core::{Node, ShortVec};
 use rustc_hash::FxHashMap;
 
 use super::builder::{BlockBuilder, BuilderError, is_leaf};
@@ -957,8 +957,8 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn args(&mut self, scope: &mut Scope) -> PResult<Vec<Expr>> {
-        let mut args = Vec::new();
+    fn args(&mut self, scope: &mut Scope) -> PResult<ShortVec<Expr>> {
+        let mut args = ShortVec::new();
         while !self.is_punct(")") {
             args.push(self.expr(scope)?);
             if !self.eat_punct(",") {
@@ -1099,7 +1099,7 @@ impl<'a> Parser<'a> {
             "tuple" => {
                 self.punct("(")?;
                 let fields = self.args(scope)?;
-                Ok(Expr::tuple(fields))
+                Ok(Expr::tuple(fields.into_vec()))
             }
             "ExternFunc" => {
                 self.punct("(")?;
@@ -1119,7 +1119,7 @@ impl<'a> Parser<'a> {
                     });
                 };
                 self.punct("(")?;
-                let mut args = Vec::new();
+                let mut args = ShortVec::new();
                 let mut attrs = Attrs::new();
                 let positional_attrs: &[&str] = match op {
                     "permute_dims" => &["axes"],

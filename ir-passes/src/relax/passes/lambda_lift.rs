@@ -223,7 +223,7 @@ impl ExprMutator for LambdaLift<'_> {
             return Transformed::Replace(
                 Call {
                     op: Expr::GlobalVar(l.global),
-                    args,
+                    args: args.into(),
                     attrs: c.attrs.clone(),
                     sinfo_args: c.sinfo_args.clone(),
                 }
@@ -244,7 +244,7 @@ impl ExprMutator for LambdaLift<'_> {
         Transformed::Replace(
             Call {
                 op: op_expr(op),
-                args: vec![closure, Expr::tuple(args)],
+                args: [closure, Expr::tuple(args)].into(),
                 attrs: Vec::new(),
                 sinfo_args: vec![fs.ret.clone()],
             }
