@@ -363,4 +363,52 @@ mod plain_kinds {
         let _padding: Vec<Expr> = (0..100).map(lit).collect();
         assert_eq!(structural_hash_map_free_vars(&build()), first);
     }
+
+    /// `λp0. λp1. … λp(n-1). body`, the parameters given.
+    fn lams(params: &[Node<Var>], body: Expr) -> Expr {
+        params.iter().rev().fold(body, |body, p| lam(p, body))
+    }
+
+    #[test]
+    fn a_use_far_from_its_binder_hashes_by_that_binder() {
+        // A use of the first of eight binders is not among the latest few:
+        // it is looked up among all of them.
+        let build = |used: usize| {
+            let ps: Vec<_> = (0..8).map(|i| var(&format!("p{i}"))).collect();
+            let body = add(ps[used].clone().into(), ps[7].clone().into());
+            lams(&ps, body)
+        };
+        assert!(structural_eq(&build(0), &build(0)));
+        assert_eq!(structural_hash(&build(0)), structural_hash(&build(0)));
+        assert!(!structural_eq(&build(0), &build(1)));
+        assert_ne!(structural_hash(&build(0)), structural_hash(&build(1)));
+        // After that lookup, later binders and uses still number alike.
+        let later = |used: usize| {
+            let q = var("q");
+            lam(
+                &q,
+                add(build(0), if used == 0 { q.clone().into() } else { lit(0) }),
+            )
+        };
+        assert_eq!(structural_hash(&later(0)), structural_hash(&later(0)));
+        assert_ne!(structural_hash(&later(0)), structural_hash(&later(1)));
+    }
+
+    #[test]
+    fn a_binder_met_twice_hashes_alike_on_both_sides() {
+        // One lambda node, reached twice: its parameter is met twice. Two
+        // programs shared the same way are equal and hash alike.
+        let shared = || {
+            let x = var("x");
+            let f = lam(&x, add(x.clone().into(), lit(1)));
+            add(f.clone(), f)
+        };
+        let (a, b) = (shared(), shared());
+        assert!(structural_eq(&a, &b));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        assert_eq!(
+            structural_hash_map_free_vars(&a),
+            structural_hash_map_free_vars(&b)
+        );
+    }
 }

@@ -123,6 +123,8 @@ fn hash_with<T: StructuralEq + ?Sized>(a: &T, map_free_vars: bool) -> u64 {
     let mut ctx = HashCtx {
         map_free_vars,
         ids: AddrMap::default(),
+        next_id: 0,
+        pending_defs: Vec::new(),
         cache: AddrMap::default(),
         recent: [(0, 0); 4],
     };
@@ -291,6 +293,13 @@ struct HashCtx {
     /// Binders, graph nodes and (when mapped) free variables, by address:
     /// their number in order of first encounter.
     ids: AddrMap<u64>,
+    /// The next number to give.
+    next_id: u64,
+    /// Binders not yet in `ids`, in order. In A-normal form a use reads a
+    /// binder defined just before: it is found among the last of these, and
+    /// a program whose uses all are never fills `ids` at all. A use found
+    /// nowhere here moves them all into `ids`.
+    pending_defs: Vec<(usize, u64)>,
     /// Hashes of shared structural nodes whose hashing numbered nothing new.
     cache: AddrMap<u64>,
     /// The latest of them looked up: a node shared by every binding (an
@@ -325,14 +334,33 @@ impl HashState<'_> {
     }
 
     fn first_encounter(&mut self, addr: usize) -> Result<u64, u64> {
-        let next = self.ctx.ids.len() as u64;
+        let next = self.ctx.next_id;
         match self.ctx.ids.entry(addr) {
             std::collections::hash_map::Entry::Occupied(e) => Err(*e.get()),
             std::collections::hash_map::Entry::Vacant(e) => {
                 e.insert(next);
+                self.ctx.next_id += 1;
                 Ok(next)
             }
         }
+    }
+
+    /// The number of the binder at `addr`, if it was met.
+    fn bound_id(&mut self, addr: usize) -> Option<u64> {
+        let ctx = &mut *self.ctx;
+        let recent = ctx.pending_defs.len().saturating_sub(4);
+        if let Some(&(_, id)) = ctx.pending_defs[recent..]
+            .iter()
+            .rev()
+            .find(|d| d.0 == addr)
+        {
+            return Some(id);
+        }
+        if !ctx.pending_defs.is_empty() {
+            // In order, so that a binder met twice keeps its later number.
+            ctx.ids.extend(ctx.pending_defs.drain(..));
+        }
+        ctx.ids.get(&addr).copied()
     }
 
     /// A node of a structurally compared kind.
@@ -360,9 +388,9 @@ impl HashState<'_> {
                 return d;
             }
         }
-        let numbered = self.ctx.ids.len();
+        let numbered = self.ctx.next_id;
         let d = self.digest(fields);
-        if shared && self.ctx.ids.len() == numbered {
+        if shared && self.ctx.next_id == numbered {
             self.ctx.cache.insert(a.addr(), d);
         }
         d
@@ -383,14 +411,28 @@ impl HashState<'_> {
         d.hash(self);
     }
 
-    /// A binder.
+    /// A binder. It is numbered without a probe of `ids` when no use
+    /// before it was numbered there (a binder met again before then is
+    /// numbered again: the walk of an equal program does the same, so equal
+    /// programs still hash alike).
     pub fn def<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut HashState<'_>)) {
-        let d = match self.first_encounter(a.addr()) {
-            Ok(_) => self.digest(|h| {
-                TAG_DEF.hash(h);
-                fields(h)
-            }),
-            Err(id) => self.digest(|h| {
+        let addr = a.addr();
+        let seen = if self.ctx.ids.is_empty() {
+            None
+        } else {
+            self.ctx.ids.get(&addr).copied()
+        };
+        let d = match seen {
+            None => {
+                let id = self.ctx.next_id;
+                self.ctx.next_id += 1;
+                self.ctx.pending_defs.push((addr, id));
+                self.digest(|h| {
+                    TAG_DEF.hash(h);
+                    fields(h)
+                })
+            }
+            Some(id) => self.digest(|h| {
                 TAG_BOUND.hash(h);
                 id.hash(h)
             }),
@@ -401,7 +443,7 @@ impl HashState<'_> {
     /// A use of a variable: bound ones by their binder's number; free ones by
     /// their contents (and, when mapped, numbered on first encounter).
     pub fn var_use<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut HashState<'_>)) {
-        let d = if let Some(&id) = self.ctx.ids.get(&a.addr()) {
+        let d = if let Some(id) = self.bound_id(a.addr()) {
             self.digest(|h| {
                 TAG_BOUND.hash(h);
                 id.hash(h)
@@ -611,7 +653,7 @@ where
     struct Open<'n, K> {
         hasher: FxHasher,
         node: &'n Node<K>,
-        numbered: usize,
+        numbered: u64,
     }
     let mut open: Vec<Open<'_, K>> = Vec::new();
     let mut t = t;
@@ -636,7 +678,7 @@ where
                 }
             }
         }
-        let numbered = hasher.ctx.ids.len() - usize::from(K::MODE == Mode::Graph);
+        let numbered = hasher.ctx.next_id - u64::from(K::MODE == Mode::Graph);
         let mut sub = HashState {
             hasher: FxHasher::default(),
             ctx: &mut *hasher.ctx,
@@ -684,7 +726,7 @@ where
         let d = below.hasher.finish();
         if K::MODE == Mode::Structural
             && below.node.strong_count() > 1
-            && hasher.ctx.ids.len() == below.numbered
+            && hasher.ctx.next_id == below.numbered
         {
             hasher.ctx.cache.insert(below.node.addr(), d);
         }
