@@ -6,12 +6,11 @@
 //! Printing recurses over nested functions and `if` only, which the parser
 //! bounds; bindings are printed in a loop.
 
-use crate::name_hash::name_hash;
+use crate::name_hash::{NameMap, name_hash};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
 use ir_core::{Id, IdMap, IdSet, Node};
-use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 
@@ -30,22 +29,35 @@ pub fn print_module(module: &RelaxModule) -> String {
     // Functions by name, `main` last.
     functions.sort_by_key(|(name, _)| (*name == "main", *name));
     let mut p = Printer::new(true);
-    let mut body = String::new();
+    let mut body = String::with_capacity(text_size_estimate(functions.iter().map(|(_, f)| *f)));
     for (i, (name, f)) in functions.iter().enumerate() {
         if i > 0 {
             body.push('\n');
         }
         p.function(&mut body, name, f, 1);
     }
-    p.finish("@I.ir_module\nclass Module:\n", &body)
+    p.finish("@I.ir_module\nclass Module:\n", body)
+}
+
+/// Room for the text of `functions`, so that a large module's text is
+/// written into one buffer instead of regrown (each regrowth copies it, and
+/// touches new pages): a typical binding's line, per binding of each body's
+/// own blocks. Room never written costs address space only.
+fn text_size_estimate<'f>(functions: impl Iterator<Item = &'f Node<Function>>) -> usize {
+    const HEADER: usize = 256;
+    const LINE: usize = 96;
+    functions.fold(HEADER, |size, f| {
+        let bindings: usize = f.body.blocks.iter().map(|b| b.bindings.len()).sum();
+        size.saturating_add(HEADER + bindings.saturating_mul(LINE))
+    })
 }
 
 /// Prints a function as `func.script()` does.
 pub fn print_function(name: &str, f: &Node<Function>) -> String {
     let mut p = Printer::new(false);
-    let mut body = String::new();
+    let mut body = String::with_capacity(text_size_estimate(std::iter::once(f)));
     p.function(&mut body, name, f, 0);
-    p.finish("", &body)
+    p.finish("", body)
 }
 
 /// Prints an expression (a value, or a block or binding) without a header.
@@ -73,11 +85,15 @@ struct Names {
     /// The names in scope, by hash, and the variable each belongs to (two
     /// names of one hash count as one: the second is suffixed, which keeps
     /// names unique).
-    owner: FxHashMap<u64, Id<Node<Var>>>,
+    owner: NameMap<Id<Node<Var>>>,
     /// Variables printed under another name than their own.
     renamed: IdMap<Node<Var>, String>,
     /// Names defined in each open branch.
     scopes: Vec<Vec<u64>>,
+    /// The latest variables found to print under their own name: a use just
+    /// after its definition (A-normal form) is answered here, without a
+    /// lookup in `owner`, which is as large as the program.
+    recent: [Option<Id<Node<Var>>>; 4],
 }
 
 impl Names {
@@ -86,6 +102,7 @@ impl Names {
     }
 
     fn leave(&mut self) {
+        self.recent = [None; 4];
         for name in self.scopes.pop().unwrap_or_default() {
             self.owner.remove(&name);
         }
@@ -94,22 +111,29 @@ impl Names {
     /// The variable's name, given at its first mention.
     fn define<'v>(&mut self, v: &'v Node<Var>) -> Cow<'v, str> {
         let id = v.id();
+        let own = v.name.as_str();
+        if self.recent.contains(&Some(id)) {
+            return Cow::Borrowed(own);
+        }
         if let Some(name) = self.renamed.get(&id) {
             return Cow::Owned(name.clone());
         }
-        let own = v.name.as_str();
         if !own.is_empty() && !own.contains('.') {
             let key = name_hash(own);
-            match self.owner.entry(key) {
-                Entry::Occupied(e) if *e.get() == id => return Cow::Borrowed(own),
+            let owned = match self.owner.entry(key) {
+                Entry::Occupied(e) => *e.get() == id,
                 Entry::Vacant(e) => {
                     e.insert(id);
                     if let Some(scope) = self.scopes.last_mut() {
                         scope.push(key);
                     }
-                    return Cow::Borrowed(own);
+                    true
                 }
-                Entry::Occupied(_) => {}
+            };
+            if owned {
+                self.recent.rotate_right(1);
+                self.recent[0] = Some(id);
+                return Cow::Borrowed(own);
             }
         }
         let name = self.fresh(v);
@@ -180,7 +204,10 @@ impl Printer {
         }
     }
 
-    fn finish(&self, preamble: &str, body: &str) -> String {
+    /// The header (what the body turned out to need), then `body`: the
+    /// header is moved in before the body in its own buffer, so that a large
+    /// program's text is not copied into a new one.
+    fn finish(&self, preamble: &str, mut body: String) -> String {
         let mut out = String::new();
         if !self.type_vars.is_empty() {
             out.push_str("# from typing import TypeVar\n");
@@ -198,12 +225,13 @@ impl Printer {
             let _ = writeln!(out, "{v} = TypeVar(\"{v}\")");
         }
         out.push_str(preamble);
-        out.push_str(body.trim_end_matches('\n'));
+        body.truncate(body.trim_end_matches('\n').len());
+        body.insert_str(0, &out);
         if self.metadata > 0 {
-            out.push_str("\n\n");
-            out.push_str(METADATA_NOTE);
+            body.push_str("\n\n");
+            body.push_str(METADATA_NOTE);
         }
-        out
+        body
     }
 
     fn function(&mut self, out: &mut String, name: &str, f: &Node<Function>, level: usize) {
