@@ -53,7 +53,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use rustc_hash::{FxHashSet, FxHasher};
 
 use crate::Node;
 use crate::driver::Spine;
@@ -145,8 +145,12 @@ type AddrMap<V> = std::collections::HashMap<usize, V, crate::IdHash>;
 /// The state of one equality check: which left node matched which right node.
 pub struct EqState {
     map_free_vars: bool,
-    left_to_right: FxHashMap<usize, usize>,
-    right_to_left: FxHashMap<usize, usize>,
+    left_to_right: AddrMap<usize>,
+    right_to_left: AddrMap<usize>,
+    /// The latest pairs recorded in both maps: in A-normal form a use reads
+    /// a binder defined just before, found here without probing the maps
+    /// (as large as the program, so each probe may miss the cache).
+    recent: [(usize, usize); 4],
     /// Pairs of structurally compared nodes, one of them shared, found equal.
     equal_pairs: FxHashSet<(usize, usize)>,
 }
@@ -156,23 +160,43 @@ impl EqState {
     pub fn new(map_free_vars: bool) -> Self {
         EqState {
             map_free_vars,
-            left_to_right: FxHashMap::default(),
-            right_to_left: FxHashMap::default(),
+            left_to_right: AddrMap::default(),
+            right_to_left: AddrMap::default(),
+            recent: [(0, 0); 4],
             equal_pairs: FxHashSet::default(),
         }
     }
 
     fn mapped(&self, l: usize, r: usize) -> Option<bool> {
-        match (self.left_to_right.get(&l), self.right_to_left.get(&r)) {
-            (Some(&m), _) => Some(m == r),
-            (None, Some(_)) => Some(false),
-            (None, None) => None,
+        if let Some(&(_, m)) = self.recent.iter().find(|p| p.0 == l) {
+            return Some(m == r);
         }
+        if let Some(&m) = self.left_to_right.get(&l) {
+            return Some(m == r);
+        }
+        self.right_to_left.contains_key(&r).then_some(false)
     }
 
     fn record(&mut self, l: usize, r: usize) {
         self.left_to_right.insert(l, r);
         self.right_to_left.insert(r, l);
+        self.remember_recent(l, r);
+    }
+
+    fn remember_recent(&mut self, l: usize, r: usize) {
+        self.recent.rotate_right(1);
+        self.recent[0] = (l, r);
+    }
+
+    /// Undoes the record of `l` and `r` (a binder whose types differ).
+    fn unrecord(&mut self, l: usize, r: usize) {
+        self.left_to_right.remove(&l);
+        self.right_to_left.remove(&r);
+        for p in &mut self.recent {
+            if p.0 == l || p.1 == r {
+                *p = (0, 0);
+            }
+        }
     }
 
     /// Whether a pair of structurally compared nodes is already known equal,
@@ -256,11 +280,11 @@ impl EqState {
                 e.insert(l);
             }
         }
+        self.remember_recent(l, r);
         if fields(self) {
             return true;
         }
-        self.left_to_right.remove(&l);
-        self.right_to_left.remove(&r);
+        self.unrecord(l, r);
         false
     }
 
