@@ -577,6 +577,14 @@ impl BlockBuilder {
     }
 
     fn normalize_inner(&mut self, value: Expr) -> Result<Expr, BuilderError> {
+        // A call of leaves (what a rewrite of a binding's value most often
+        // gives) is in normal form: no stack check, no list.
+        if let Expr::Call(c) = &value
+            && c.args.iter().all(is_leaf)
+            && !matches!(&c.op, Expr::Op(op) if super::ops::has_legalizer(&op.name))
+        {
+            return Ok(value);
+        }
         ir_core::stack::guarded(|| match &value {
             Expr::Tuple(t) => {
                 let fields = self.normalize_list(&t.fields, true)?;

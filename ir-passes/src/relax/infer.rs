@@ -14,11 +14,13 @@ use super::sinfo::{FuncStructInfo, PrimStructInfo, StructInfo, StructInfoMutator
 
 /// What is known about the value of `e`; an error for an ill-typed call.
 pub fn sinfo_of(e: &Expr) -> Result<StructInfo, String> {
-    // The operands of a call in A-normal form: answered without the stack
-    // check, which is only needed to recurse.
+    // The operands of a call in A-normal form, and the call itself: answered
+    // without the stack check, which is only needed to recurse (a call's
+    // operands that are not leaves go through it).
     match e {
         Expr::Var(v) => Ok(v.sinfo.clone()),
         Expr::Constant(c) => Ok(c.sinfo().clone()),
+        Expr::Call(c) => call_sinfo(c),
         _ => nested_sinfo_of(e),
     }
 }
