@@ -179,3 +179,30 @@ fn a_hundred_thousand_deep_functions() {
     round_trips(&nested_functions(1_000));
     deep("functions", nested_functions(100_000));
 }
+
+#[test]
+fn struct_info_of_a_hundred_thousand_nested_calls_of_a_function_variable() {
+    // `f(f(... f(x)))`, not normalized: a callee that is not an operator
+    // still derives its struct info without recursion limits.
+    let f = Var::new(
+        "f",
+        ir_passes::relax::FuncStructInfo {
+            params: Some(vec![tensor()]),
+            ret: tensor(),
+            pure: true,
+        }
+        .into(),
+    );
+    let mut e = Expr::Var(Var::new("x", tensor()));
+    for _ in 0..100_000 {
+        e = ir_passes::relax::Call {
+            op: Expr::Var(f.clone()),
+            args: [e].into(),
+            attrs: Vec::new(),
+            sinfo_args: Vec::new(),
+        }
+        .into();
+    }
+    let sinfo = ir_passes::relax::sinfo_of(&e).unwrap();
+    assert!(structural_eq(&sinfo, &tensor()));
+}

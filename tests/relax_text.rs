@@ -253,3 +253,45 @@ fn operators_infer_symbolic_shapes_as_tvm_does() {
         include_str!("relax/ops_symbolic.expected").trim_end()
     );
 }
+
+/// Two variables named `x`: the second prints as `x_1` at its definition
+/// and at every use, interleaved with uses of the first.
+#[test]
+fn a_name_used_twice_prints_suffixed_at_every_mention() {
+    let mut bb = BlockBuilder::new();
+    let t = tensor(&[&4.into()], DataType::F32);
+    let x = bb.param("x", t);
+    bb.begin_function("main", vec![x.clone()]).unwrap();
+    bb.begin_binding_block().unwrap();
+    let mut emit = |op: &str, args: [&Node<Var>; 2], name: &str| {
+        bb.emit_named(
+            Expr::call_op(op, [v(args[0]), v(args[1])]),
+            name,
+            None,
+            false,
+        )
+        .unwrap()
+    };
+    let x1 = emit("add", [&x, &x], "x");
+    let y = emit("multiply", [&x1, &x], "y");
+    let z = emit("add", [&x, &x1], "z");
+    let w = emit("add", [&y, &z], "w");
+    bb.end_block().unwrap();
+    bb.emit_func_output(v(&w)).unwrap();
+    let module = bb.finalize().unwrap();
+    assert_eq!(
+        print_module(&module),
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), dtype="float32")) -> R.Tensor((4,), dtype="float32"):
+        x_1: R.Tensor((4,), dtype="float32") = R.add(x, x)
+        y: R.Tensor((4,), dtype="float32") = R.multiply(x_1, x)
+        z: R.Tensor((4,), dtype="float32") = R.add(x, x_1)
+        w: R.Tensor((4,), dtype="float32") = R.add(y, z)
+        return w"#
+    );
+}

@@ -411,4 +411,46 @@ mod plain_kinds {
             structural_hash_map_free_vars(&b)
         );
     }
+
+    #[test]
+    fn a_shared_function_hashes_like_its_copies() {
+        // Left: one lambda node reached twice, its body sharing `x + 1`.
+        // Right: the same program with nothing shared. Sharing these kinds
+        // is not observable, so the two are equal and must hash alike: the
+        // second meeting of `x` must number it as the first did, whatever
+        // was cached meanwhile.
+        let x = var("x");
+        let s = add(x.clone().into(), lit(1));
+        let f = lam(&x, add(s.clone(), s));
+        let a = add(f.clone(), f);
+        let y = var("x");
+        let copy = || {
+            lam(
+                &y,
+                add(add(y.clone().into(), lit(1)), add(y.clone().into(), lit(1))),
+            )
+        };
+        let b = add(copy(), copy());
+        assert!(structural_eq(&a, &b));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+        assert_eq!(
+            structural_hash_map_free_vars(&a),
+            structural_hash_map_free_vars(&b)
+        );
+    }
+
+    #[test]
+    fn a_parameter_of_two_functions_hashes_alike_on_both_sides() {
+        // One variable node is the parameter of two distinct functions.
+        let build = || {
+            let p = var("p");
+            add(
+                lam(&p, add(p.clone().into(), lit(1))),
+                lam(&p, add(p.clone().into(), lit(2))),
+            )
+        };
+        let (a, b) = (build(), build());
+        assert!(structural_eq(&a, &b));
+        assert_eq!(structural_hash(&a), structural_hash(&b));
+    }
 }

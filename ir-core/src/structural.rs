@@ -138,8 +138,7 @@ fn hash_with<T: StructuralEq + ?Sized>(a: &T, map_free_vars: bool) -> u64 {
 
 /// A map keyed by node address, hashed so that nodes allocated together
 /// share the table's cache lines ([`crate::IdHasher`]): a hash's numbering
-/// is as large as the program. (Equality keeps FxHash: measured, the
-/// locality did not pay there.)
+/// and an equality's binder maps are as large as the program.
 type AddrMap<V> = std::collections::HashMap<usize, V, crate::IdHash>;
 
 /// The state of one equality check: which left node matched which right node.
@@ -319,10 +318,12 @@ struct HashCtx {
     ids: AddrMap<u64>,
     /// The next number to give.
     next_id: u64,
-    /// Binders not yet in `ids`, in order. In A-normal form a use reads a
-    /// binder defined just before: it is found among the last of these, and
-    /// a program whose uses all are never fills `ids` at all. A use found
-    /// nowhere here moves them all into `ids`.
+    /// Binders not yet in `ids`, in order, at increasing addresses (which
+    /// shows that none is here twice). In A-normal form a use reads a binder
+    /// defined just before: it is found among the last of these, and a
+    /// program whose uses all are, and whose binders were allocated in
+    /// order, never fills `ids` at all. A use found nowhere here, or a
+    /// binder not above the last, moves them all into `ids`.
     pending_defs: Vec<(usize, u64)>,
     /// Hashes of shared structural nodes whose hashing numbered nothing new.
     cache: AddrMap<u64>,
@@ -381,7 +382,6 @@ impl HashState<'_> {
             return Some(id);
         }
         if !ctx.pending_defs.is_empty() {
-            // In order, so that a binder met twice keeps its later number.
             ctx.ids.extend(ctx.pending_defs.drain(..));
         }
         ctx.ids.get(&addr).copied()
@@ -435,16 +435,24 @@ impl HashState<'_> {
         d.hash(self);
     }
 
-    /// A binder. It is numbered without a probe of `ids` when no use
-    /// before it was numbered there (a binder met again before then is
-    /// numbered again: the walk of an equal program does the same, so equal
-    /// programs still hash alike).
+    /// A binder: numbered at its first encounter, and by that number at any
+    /// later one (a shared function met twice, a parameter of two
+    /// functions), exactly as if every binder went into `ids` at once.
     pub fn def<K>(&mut self, a: &Node<K>, fields: impl FnOnce(&mut HashState<'_>)) {
         let addr = a.addr();
-        let seen = if self.ctx.ids.is_empty() {
+        let ctx = &mut *self.ctx;
+        if ctx
+            .pending_defs
+            .last()
+            .is_some_and(|&(last, _)| addr <= last)
+        {
+            // It may be one of the waiting binders: look among all of them.
+            ctx.ids.extend(ctx.pending_defs.drain(..));
+        }
+        let seen = if ctx.ids.is_empty() {
             None
         } else {
-            self.ctx.ids.get(&addr).copied()
+            ctx.ids.get(&addr).copied()
         };
         let d = match seen {
             None => {

@@ -544,6 +544,7 @@ impl BlockBuilder {
     }
 
     /// [`Self::normalize`], with the struct info it derived for the result.
+    #[inline(always)]
     pub fn normalize_with_sinfo(
         &mut self,
         value: Expr,

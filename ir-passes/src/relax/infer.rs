@@ -15,8 +15,8 @@ use super::sinfo::{FuncStructInfo, PrimStructInfo, StructInfo, StructInfoMutator
 /// What is known about the value of `e`; an error for an ill-typed call.
 pub fn sinfo_of(e: &Expr) -> Result<StructInfo, String> {
     // The operands of a call in A-normal form, and the call itself: answered
-    // without the stack check, which is only needed to recurse (a call's
-    // operands that are not leaves go through it).
+    // without the stack check, which is only needed to recurse (`call_sinfo`
+    // sends its callee and any operand that is not a leaf through it).
     match e {
         Expr::Var(v) => Ok(v.sinfo.clone()),
         Expr::Constant(c) => Ok(c.sinfo().clone()),
@@ -110,7 +110,9 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
                 }
             }
         }
-        callee => match sinfo_of(callee)? {
+        // Recursion goes through the stack check: `sinfo_of` skips it for
+        // calls.
+        callee => match nested_sinfo_of(callee)? {
             StructInfo::FuncStructInfo(f) => {
                 let Some(params) = &f.params else {
                     return Ok(f.ret.clone());
@@ -122,7 +124,11 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
                         c.args.len()
                     ));
                 }
-                let args = c.args.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>()?;
+                let args = c
+                    .args
+                    .iter()
+                    .map(|a| operand_sinfo(a).map(Cow::into_owned))
+                    .collect::<Result<Vec<_>, _>>()?;
                 Ok(derive_ret(params, &args, &f.ret))
             }
             StructInfo::ObjectStructInfo(_) => Ok(StructInfo::object()),

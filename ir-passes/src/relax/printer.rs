@@ -205,8 +205,9 @@ impl Printer {
     }
 
     /// The header (what the body turned out to need), then `body`: the
-    /// header is moved in before the body in its own buffer, so that a large
-    /// program's text is not copied into a new one.
+    /// header is inserted in front of the body in the body's own buffer,
+    /// which moves the text once in place (it was copied into a new buffer,
+    /// touching as many new pages).
     fn finish(&self, preamble: &str, mut body: String) -> String {
         let mut out = String::new();
         if !self.type_vars.is_empty() {
