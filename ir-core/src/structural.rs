@@ -333,6 +333,15 @@ struct HashCtx {
     recent: [(usize, u64); 4],
 }
 
+impl HashCtx {
+    /// Moves the waiting binders into `ids`.
+    fn flush_pending_defs(&mut self) {
+        if !self.pending_defs.is_empty() {
+            self.ids.extend(self.pending_defs.drain(..));
+        }
+    }
+}
+
 /// The state of one structural hash, at one node: the hash of the node being
 /// fed, and what every node of the hash shares (numbering, cached hashes).
 pub struct HashState<'a> {
@@ -381,9 +390,7 @@ impl HashState<'_> {
         {
             return Some(id);
         }
-        if !ctx.pending_defs.is_empty() {
-            ctx.ids.extend(ctx.pending_defs.drain(..));
-        }
+        ctx.flush_pending_defs();
         ctx.ids.get(&addr).copied()
     }
 
@@ -447,7 +454,7 @@ impl HashState<'_> {
             .is_some_and(|&(last, _)| addr <= last)
         {
             // It may be one of the waiting binders: look among all of them.
-            ctx.ids.extend(ctx.pending_defs.drain(..));
+            ctx.flush_pending_defs();
         }
         let seen = if ctx.ids.is_empty() {
             None

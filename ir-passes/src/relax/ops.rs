@@ -11,9 +11,8 @@ use super::expr::{AttrValue, Attrs, Expr, Op};
 use super::prim::{BinOp, PrimExpr};
 use super::sinfo::{ShapeStructInfo, StructInfo, TensorStructInfo};
 
-/// How an operator derives its result from its arguments' struct info.
-/// An operator's inference over its arguments' struct info, borrowed: a
-/// call's operands are not copied to be looked at.
+/// How an operator derives its result from its arguments' struct info,
+/// borrowed: a call's operands are not copied to be looked at.
 type Infer = fn(&[&StructInfo], &Attrs) -> Result<StructInfo, String>;
 
 /// A registered operator.
