@@ -2,6 +2,7 @@
 //! `NEWLINE` as Python makes them: newlines inside brackets join lines,
 //! comments run to the end of the line.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// Where a token starts (1-based).
@@ -11,6 +12,8 @@ pub struct Pos {
     pub line: u32,
     /// Column, from 1.
     pub col: u32,
+    /// Byte offset in the text.
+    pub offset: usize,
 }
 
 impl fmt::Display for Pos {
@@ -20,7 +23,7 @@ impl fmt::Display for Pos {
 }
 
 /// A token. Names borrow from the text: lexing allocates only for string
-/// literals (which may hold escapes) and the token vector.
+/// literals (which may hold escapes).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Tok<'a> {
     /// A name.
@@ -29,8 +32,8 @@ pub enum Tok<'a> {
     Int(i64),
     /// A float literal.
     Float(f64),
-    /// A string literal (unescaped).
-    Str(String),
+    /// A string literal, unescaped (borrowed unless it holds escapes).
+    Str(Cow<'a, str>),
     /// Punctuation or an operator: `(`, `->`, `//`, `==`, ...
     Punct(&'static str),
     /// The end of a logical line.
@@ -68,166 +71,446 @@ pub struct LexError {
     pub message: String,
 }
 
-const PUNCT: &[&str] = &[
-    "->", "//", "==", "!=", "<=", ">=", "**", "(", ")", "[", "]", "{", "}", ",", ":", ".", "=",
-    "+", "-", "*", "%", "@", "<", ">", "/",
-];
+/// The punctuation starting with `c` (then `next`): two-character
+/// operators first.
+fn punct(c: u8, next: u8) -> Option<&'static str> {
+    Some(match (c, next) {
+        (b'-', b'>') => "->",
+        (b'/', b'/') => "//",
+        (b'=', b'=') => "==",
+        (b'!', b'=') => "!=",
+        (b'<', b'=') => "<=",
+        (b'>', b'=') => ">=",
+        (b'*', b'*') => "**",
+        (b'(', _) => "(",
+        (b')', _) => ")",
+        (b'[', _) => "[",
+        (b']', _) => "]",
+        (b'{', _) => "{",
+        (b'}', _) => "}",
+        (b',', _) => ",",
+        (b':', _) => ":",
+        (b'.', _) => ".",
+        (b'=', _) => "=",
+        (b'+', _) => "+",
+        (b'-', _) => "-",
+        (b'*', _) => "*",
+        (b'%', _) => "%",
+        (b'@', _) => "@",
+        (b'<', _) => "<",
+        (b'>', _) => ">",
+        (b'/', _) => "/",
+        _ => return None,
+    })
+}
 
-/// Splits `text` into tokens. It works on bytes (everything but string
-/// literals and comments is ASCII); a column counts characters.
-pub fn lex(text: &str) -> Result<Vec<(Tok<'_>, Pos)>, LexError> {
-    let mut out = Vec::new();
-    let mut indents: Vec<usize> = vec![0];
-    let mut depth = 0usize; // bracket nesting
-    for (line_no, line) in text.lines().enumerate() {
-        let line_no = line_no as u32 + 1;
-        let bytes = line.as_bytes();
-        let ascii = line.is_ascii();
-        let mut i = 0;
-        let pos_at = |i: usize| Pos {
-            line: line_no,
-            col: if ascii {
+/// Tokens of a text, made as the parser asks for them: a module of a
+/// million bindings never holds its tokens all at once. It works on bytes
+/// (everything but string literals and comments is ASCII); a column counts
+/// characters. A clone is cheap and lexes ahead on its own (the parser's
+/// look-ahead beyond a few tokens).
+#[derive(Clone)]
+pub struct Lexer<'a> {
+    text: &'a str,
+    lines: std::str::Lines<'a>,
+    /// The line at hand, and where in it the next token starts.
+    line: &'a str,
+    at: usize,
+    /// Whether the line at hand is all ASCII (a column is then a byte).
+    ascii: bool,
+    /// The line at hand's number; 0 before the first.
+    line_no: u32,
+    /// Whether `line` may still have tokens to give.
+    in_line: bool,
+    /// Widths of the enclosing indented blocks (a block stays here until
+    /// its `Dedent` is given).
+    indents: Vec<usize>,
+    /// Bracket nesting, and the nesting the text starts at (1 for a quoted
+    /// expression, whose lines end no statement).
+    depth: usize,
+    base_depth: usize,
+    /// An `Indent` to give, or dedents, before the line's tokens.
+    indent: Option<Pos>,
+    dedents: usize,
+    dedent_pos: Pos,
+    /// Whether the last token given ends a line (or none was given): a
+    /// line gives one `Newline` at most.
+    at_break: bool,
+    /// The text ended (or failed) here: only `Eof` is left.
+    done: Option<Pos>,
+}
+
+impl<'a> Lexer<'a> {
+    /// A lexer over a module's text.
+    pub fn new(text: &'a str) -> Self {
+        Lexer {
+            text,
+            lines: text.lines(),
+            line: "",
+            at: 0,
+            ascii: true,
+            line_no: 0,
+            in_line: false,
+            indents: vec![0],
+            depth: 0,
+            base_depth: 0,
+            indent: None,
+            dedents: 0,
+            dedent_pos: Pos::default(),
+            at_break: true,
+            done: None,
+        }
+    }
+
+    /// A lexer over `text` from `offset`, the start of line `line_no`,
+    /// inside the indented blocks of widths `indents` (which starts with 0):
+    /// the lexer after a skipped stretch of lines.
+    pub fn resume(text: &'a str, offset: usize, line_no: u32, indents: Vec<usize>) -> Self {
+        Lexer {
+            lines: text[offset..].lines(),
+            line_no: line_no.saturating_sub(1),
+            indents,
+            ..Lexer::new(text)
+        }
+    }
+
+    /// The text being lexed.
+    pub fn text(&self) -> &'a str {
+        self.text
+    }
+
+    /// A lexer over one expression (a quoted shape value such as
+    /// `"n + 1"`): no indentation and no line ends.
+    pub fn expression(text: &'a str) -> Self {
+        Lexer {
+            depth: 1,
+            base_depth: 1,
+            ..Lexer::new(text)
+        }
+    }
+
+    /// The next token and where it starts. After the end, or after an
+    /// error, every call gives `Eof`.
+    #[allow(clippy::should_implement_trait)] // it can fail, and never ends
+    pub fn next(&mut self) -> Result<(Tok<'a>, Pos), LexError> {
+        loop {
+            if self.dedents > 0 {
+                self.dedents -= 1;
+                self.indents.pop();
+                self.at_break = true;
+                return Ok((Tok::Dedent, self.dedent_pos));
+            }
+            if let Some(pos) = self.indent.take() {
+                self.at_break = true;
+                return Ok((Tok::Indent, pos));
+            }
+            if let Some(end) = self.done {
+                return Ok((Tok::Eof, end));
+            }
+            if !self.in_line {
+                self.next_line()?;
+                continue;
+            }
+            let bytes = self.line.as_bytes();
+            while self.at < bytes.len() && matches!(bytes[self.at], b' ' | b'\t') {
+                self.at += 1;
+            }
+            if self.at == bytes.len() || bytes[self.at] == b'#' {
+                self.in_line = false;
+                if self.depth == 0 && !self.at_break {
+                    self.at_break = true;
+                    return Ok((Tok::Newline, self.pos_at(bytes.len())));
+                }
+                continue;
+            }
+            let tok = self.token()?;
+            self.at_break = false;
+            return Ok(tok);
+        }
+    }
+
+    fn pos_at(&self, i: usize) -> Pos {
+        Pos {
+            offset: self.line.as_ptr() as usize - self.text.as_ptr() as usize + i,
+            line: self.line_no,
+            col: if self.ascii {
                 i as u32 + 1
             } else {
-                line[..i].chars().count() as u32 + 1
+                self.line[..i].chars().count() as u32 + 1
             },
-        };
-        if depth == 0 {
-            let mut width = 0;
-            while i < bytes.len() && (bytes[i] == b' ' || bytes[i] == b'\t') {
-                width += if bytes[i] == b'\t' { 8 - width % 8 } else { 1 };
-                i += 1;
-            }
-            if i == bytes.len() || bytes[i] == b'#' {
-                continue; // blank or comment-only line
-            }
-            let current = *indents.last().unwrap_or(&0);
-            if width > current {
-                indents.push(width);
-                out.push((Tok::Indent, pos_at(i)));
-            } else {
-                while width < *indents.last().unwrap_or(&0) {
-                    indents.pop();
-                    out.push((Tok::Dedent, pos_at(i)));
-                }
-                if width != *indents.last().unwrap_or(&0) {
-                    return Err(LexError {
-                        pos: pos_at(i),
-                        message: "this line's indentation matches no enclosing block".into(),
-                    });
-                }
-            }
         }
+    }
+
+    /// Ends the text with an error: what follows is `Eof`.
+    fn fail<T>(&mut self, pos: Pos, message: impl Into<String>) -> Result<T, LexError> {
+        self.done = Some(pos);
+        self.indent = None;
+        self.dedents = 0;
+        Err(LexError {
+            pos,
+            message: message.into(),
+        })
+    }
+
+    /// Moves to the next line and notes its indentation's tokens; at the
+    /// end of the text, the blocks still open close.
+    fn next_line(&mut self) -> Result<(), LexError> {
+        let Some(line) = self.lines.next() else {
+            let end = Pos {
+                line: self.line_no + 1,
+                col: 1,
+                offset: self.text.len(),
+            };
+            if self.depth != self.base_depth {
+                return self.fail(end, "a bracket is never closed");
+            }
+            self.dedents = self.indents.len() - 1;
+            self.dedent_pos = end;
+            self.done = Some(end);
+            return Ok(());
+        };
+        self.line = line;
+        self.at = 0;
+        self.ascii = line.is_ascii();
+        self.line_no += 1;
+        self.in_line = true;
+        if self.depth > 0 {
+            return Ok(()); // inside brackets, lines join
+        }
+        let bytes = line.as_bytes();
+        let width;
+        (width, self.at) = indentation(line);
+        if self.at == bytes.len() || bytes[self.at] == b'#' {
+            self.in_line = false; // blank or comment-only
+            return Ok(());
+        }
+        let pos = self.pos_at(self.at);
+        if width > *self.indents.last().unwrap_or(&0) {
+            self.indents.push(width);
+            self.indent = Some(pos);
+            return Ok(());
+        }
+        // The blocks this line closes leave `indents` as their dedents go.
+        let Some(open) = self.indents.iter().rposition(|&w| w <= width) else {
+            return self.fail(pos, "this line's indentation matches no enclosing block");
+        };
+        if self.indents[open] != width {
+            return self.fail(pos, "this line's indentation matches no enclosing block");
+        }
+        self.dedents = self.indents.len() - 1 - open;
+        self.dedent_pos = pos;
+        Ok(())
+    }
+
+    /// The token at `self.at`, which is not a blank or a comment.
+    fn token(&mut self) -> Result<(Tok<'a>, Pos), LexError> {
+        let line = self.line;
+        let bytes = line.as_bytes();
         let run = |mut i: usize, f: fn(u8) -> bool| {
             while i < bytes.len() && f(bytes[i]) {
                 i += 1;
             }
             i
         };
-        while i < bytes.len() {
-            let c = bytes[i];
-            let start = pos_at(i);
-            if c == b' ' || c == b'\t' {
-                i += 1;
-            } else if c == b'#' {
-                break;
-            } else if c.is_ascii_alphabetic() || c == b'_' {
-                let s = i;
-                i = run(i, |b| b.is_ascii_alphanumeric() || b == b'_');
-                out.push((Tok::Name(&line[s..i]), start));
-            } else if c.is_ascii_digit() {
-                let s = i;
-                i = run(i, |b| b.is_ascii_digit());
-                let mut float = false;
-                if bytes.get(i) == Some(&b'.') {
-                    float = true;
-                    i = run(i + 1, |b| b.is_ascii_digit());
-                }
-                if matches!(bytes.get(i), Some(b'e' | b'E')) {
-                    float = true;
-                    i += 1;
-                    if matches!(bytes.get(i), Some(b'+' | b'-')) {
-                        i += 1;
-                    }
-                    i = run(i, |b| b.is_ascii_digit());
-                }
-                let text = &line[s..i];
-                let tok = if float {
-                    text.parse().map(Tok::Float).ok()
-                } else {
-                    text.parse().map(Tok::Int).ok()
-                };
-                match tok {
-                    Some(t) => out.push((t, start)),
-                    None => {
-                        return Err(LexError {
-                            pos: start,
-                            message: format!("number `{text}` is out of range"),
-                        });
-                    }
-                }
-            } else if c == b'"' || c == b'\'' {
-                let (s, len) = string_literal(&line[i + 1..], char::from(c)).ok_or(LexError {
-                    pos: start,
-                    message: "unterminated string".into(),
-                })?;
-                i += 1 + len;
-                out.push((Tok::Str(s), start));
-            } else {
-                let Some(p) = PUNCT.iter().find(|p| bytes[i..].starts_with(p.as_bytes())) else {
-                    let ch = line[i..]
-                        .chars()
-                        .next()
-                        .unwrap_or(char::REPLACEMENT_CHARACTER);
-                    return Err(LexError {
-                        pos: start,
-                        message: format!("unexpected character `{ch}`"),
-                    });
-                };
-                match *p {
-                    "(" | "[" | "{" => depth += 1,
-                    ")" | "]" | "}" => depth = depth.saturating_sub(1),
-                    _ => {}
-                }
-                i += p.len();
-                out.push((Tok::Punct(p), start));
+        let i = self.at;
+        let c = bytes[i];
+        let start = self.pos_at(i);
+        if c.is_ascii_alphabetic() || c == b'_' {
+            self.at = run(i, |b| b.is_ascii_alphanumeric() || b == b'_');
+            return Ok((Tok::Name(&line[i..self.at]), start));
+        }
+        if c.is_ascii_digit() {
+            let mut end = run(i, |b| b.is_ascii_digit());
+            let mut float = false;
+            if bytes.get(end) == Some(&b'.') {
+                float = true;
+                end = run(end + 1, |b| b.is_ascii_digit());
             }
+            if matches!(bytes.get(end), Some(b'e' | b'E')) {
+                float = true;
+                end += 1;
+                if matches!(bytes.get(end), Some(b'+' | b'-')) {
+                    end += 1;
+                }
+                end = run(end, |b| b.is_ascii_digit());
+            }
+            self.at = end;
+            let text = &line[i..end];
+            let tok = if float {
+                text.parse().map(Tok::Float).ok()
+            } else {
+                text.parse().map(Tok::Int).ok()
+            };
+            return match tok {
+                Some(t) => Ok((t, start)),
+                None => self.fail(start, format!("number `{text}` is out of range")),
+            };
         }
-        if depth == 0
-            && !matches!(
-                out.last(),
-                Some((Tok::Newline | Tok::Indent | Tok::Dedent, _)) | None
-            )
-        {
-            out.push((Tok::Newline, pos_at(bytes.len())));
+        if c == b'"' || c == b'\'' {
+            let Some((s, len)) = string_literal(&line[i + 1..], char::from(c)) else {
+                return self.fail(start, "unterminated string");
+            };
+            self.at = i + 1 + len;
+            return Ok((Tok::Str(s), start));
+        }
+        let Some(p) = punct(c, bytes.get(i + 1).copied().unwrap_or(0)) else {
+            let ch = line[i..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
+            return self.fail(start, format!("unexpected character `{ch}`"));
+        };
+        match c {
+            b'(' | b'[' | b'{' => self.depth += 1,
+            b')' | b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+            _ => {}
+        }
+        self.at = i + p.len();
+        Ok((Tok::Punct(p), start))
+    }
+}
+
+/// The width of a line's indentation (a tab goes to the next multiple of
+/// 8), and where its text starts.
+fn indentation(line: &str) -> (usize, usize) {
+    let mut width = 0;
+    let mut i = 0;
+    for &b in line.as_bytes() {
+        match b {
+            b' ' => width += 1,
+            b'\t' => width += 8 - width % 8,
+            _ => break,
+        }
+        i += 1;
+    }
+    (width, i)
+}
+
+/// The bytes a line skim stops at: brackets, quotes and `#`.
+static SKIM_SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    let special = b"()[]{}\"'#";
+    while i < special.len() {
+        t[special[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// A logical line: physical lines joined while a bracket is open.
+#[derive(Debug, Clone, Copy)]
+pub struct SkimLine<'a> {
+    /// Where its first physical line starts, and that line's number.
+    pub offset: usize,
+    pub line_no: u32,
+    /// Its indentation, `None` for a blank or comment-only line.
+    pub width: Option<usize>,
+    /// Its text after the indentation.
+    pub content: &'a str,
+}
+
+/// The logical lines of a text from a line's start, found without lexing
+/// them: brackets, strings and comments are only skipped over. This is
+/// how the parser looks far ahead (an indented block's end, a dataflow
+/// block's `R.output`) at a fraction of lexing's cost.
+pub struct LineSkim<'a> {
+    text: &'a str,
+    at: usize,
+    line_no: u32,
+}
+
+impl<'a> LineSkim<'a> {
+    /// The lines from `offset`, the start of line `line_no`.
+    pub fn new(text: &'a str, offset: usize, line_no: u32) -> Self {
+        LineSkim {
+            text,
+            at: offset,
+            line_no,
         }
     }
-    let end = Pos {
-        line: text.lines().count() as u32 + 1,
-        col: 1,
-    };
-    if depth != 0 {
-        return Err(LexError {
-            pos: end,
-            message: "a bracket is never closed".into(),
-        });
+
+    /// The next physical line (without its line break), moving past it.
+    fn physical(&mut self) -> Option<&'a str> {
+        let rest = self.text.get(self.at..).filter(|r| !r.is_empty())?;
+        let len = rest.find('\n').unwrap_or(rest.len());
+        self.at += (len + 1).min(rest.len());
+        self.line_no += 1;
+        Some(rest[..len].strip_suffix('\r').unwrap_or(&rest[..len]))
     }
-    while indents.len() > 1 {
-        indents.pop();
-        out.push((Tok::Dedent, end));
+}
+
+impl<'a> Iterator for LineSkim<'a> {
+    type Item = SkimLine<'a>;
+
+    fn next(&mut self) -> Option<SkimLine<'a>> {
+        let (offset, line_no) = (self.at, self.line_no);
+        let line = self.physical()?;
+        let (width, start) = indentation(line);
+        let bytes = line.as_bytes();
+        if start == bytes.len() || bytes[start] == b'#' {
+            return Some(SkimLine {
+                offset,
+                line_no,
+                width: None,
+                content: "",
+            });
+        }
+        let mut depth = 0usize;
+        let mut end_of = |line: &str| -> usize {
+            let bytes = line.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                // Most bytes mean nothing here: one table look-up each.
+                if !SKIM_SPECIAL[bytes[i] as usize] {
+                    i += 1;
+                    continue;
+                }
+                match bytes[i] {
+                    b'#' => break,
+                    q @ (b'"' | b'\'') => {
+                        i += 1;
+                        while i < bytes.len() && bytes[i] != q {
+                            i += if bytes[i] == b'\\' { 2 } else { 1 };
+                        }
+                    }
+                    b'(' | b'[' | b'{' => depth += 1,
+                    _ => depth = depth.saturating_sub(1),
+                }
+                i += 1;
+            }
+            depth
+        };
+        let mut open = end_of(line);
+        let mut end = offset + line.len();
+        while open > 0 {
+            let Some(next) = self.physical() else { break };
+            end = next.as_ptr() as usize - self.text.as_ptr() as usize + next.len();
+            open = end_of(next);
+        }
+        Some(SkimLine {
+            offset,
+            line_no,
+            width: Some(width),
+            content: &self.text[offset + start..end],
+        })
     }
-    out.push((Tok::Eof, end));
-    Ok(out)
 }
 
 /// A string literal's value, from just after its opening `quote`, and how
 /// many bytes it takes with the closing quote; `None` if it never closes.
-fn string_literal(rest: &str, quote: char) -> Option<(String, usize)> {
-    let mut s = String::new();
-    let mut chars = rest.char_indices();
+fn string_literal(rest: &str, quote: char) -> Option<(Cow<'_, str>, usize)> {
+    let q = quote as u8;
+    let bytes = rest.as_bytes();
+    let end = bytes.iter().position(|&b| b == q || b == b'\\')?;
+    if bytes[end] == q {
+        return Some((Cow::Borrowed(&rest[..end]), end + 1));
+    }
+    let mut s = String::from(&rest[..end]);
+    let mut chars = rest[end..].char_indices();
     while let Some((at, ch)) = chars.next() {
         match ch {
-            q if q == quote => return Some((s, at + q.len_utf8())),
+            c if c == quote => return Some((Cow::Owned(s), end + at + c.len_utf8())),
             '\\' => match chars.next()?.1 {
                 'n' => s.push('\n'),
                 't' => s.push('\t'),

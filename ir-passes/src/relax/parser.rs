@@ -7,6 +7,7 @@
 //! annotations. Errors give `line:col` and what was expected; nothing
 //! panics, and nesting is bounded by the stack guard.
 
+use std::collections::VecDeque;
 use std::fmt;
 
 use ir_core::{Node, ShortVec};
@@ -17,7 +18,7 @@ use super::dtype::DataType;
 use super::expr::{
     AttrValue, Attrs, BindingBlock, ConstData, Constant, Expr, Function, GlobalVar, SeqExpr, Var,
 };
-use super::lexer::{Pos, Tok, lex};
+use super::lexer::{LexError, Lexer, LineSkim, Pos, Tok};
 use super::module::RelaxModule;
 use super::ops;
 use super::prim::{BinOp, PrimExpr, PrimVar};
@@ -65,28 +66,28 @@ type PResult<T> = Result<T, ParseError>;
 /// assert_eq!(print_module(&parse_module(text).unwrap()), text);
 /// ```
 pub fn parse_module(text: &str) -> Result<RelaxModule, ParseError> {
-    let tokens = lex(text).map_err(|e| ParseError {
-        line: e.pos.line,
-        col: e.pos.col,
-        message: e.message,
-    })?;
-    let mut p = Parser {
-        toks: tokens,
-        at: 0,
-        bb: BlockBuilder::new(),
-        globals: FxHashMap::default(),
-        class_name: None,
-        in_else: false,
-    };
-    p.module()
+    let mut p = Parser::new(Lexer::new(text));
+    let r = p.module();
+    p.first_error(r)
 }
 
+/// How many tokens the parser sees ahead of the one at hand (the longest
+/// fixed look-ahead, `n = T.int64()`, is seven tokens).
+const LOOK_AHEAD: usize = 8;
+
 struct Parser<'a> {
-    toks: Vec<(Tok<'a>, Pos)>,
-    at: usize,
+    /// Where the tokens after `ahead` come from.
+    lexer: Lexer<'a>,
+    /// The token at hand and the next ones: always `LOOK_AHEAD` of them.
+    ahead: VecDeque<(Tok<'a>, Pos)>,
+    /// The first lexing error met; the tokens after it read as `Eof`.
+    lex_error: Option<LexError>,
     bb: BlockBuilder,
     /// Global function name -> its signature.
     globals: FxHashMap<String, StructInfo>,
+    /// Where the module's functions start (line offset and number) and
+    /// their indentation, until their signatures are read.
+    members: Option<(usize, u32, usize)>,
     /// `Module` in `class Module:`.
     class_name: Option<String>,
     /// Parsing an `else` branch (its result is bound as `y_else`).
@@ -119,26 +120,109 @@ impl Scope {
 }
 
 impl<'a> Parser<'a> {
-    // ---- tokens ----------------------------------------------------------------
-
-    fn peek(&self) -> &Tok<'a> {
-        &self.toks[self.at.min(self.toks.len() - 1)].0
+    fn new(lexer: Lexer<'a>) -> Self {
+        let mut p = Parser {
+            lexer,
+            ahead: VecDeque::with_capacity(LOOK_AHEAD),
+            lex_error: None,
+            bb: BlockBuilder::new(),
+            globals: FxHashMap::default(),
+            members: None,
+            class_name: None,
+            in_else: false,
+        };
+        while p.ahead.len() < LOOK_AHEAD {
+            p.lex_one();
+        }
+        p
     }
 
+    /// The parse's result, unless the text does not lex: a lexing error
+    /// is reported first, wherever it is (the tokens after one read as
+    /// the end of the input, and a parse that failed earlier never met it:
+    /// the rest of the text is lexed to find one).
+    fn first_error<T>(&mut self, r: PResult<T>) -> PResult<T> {
+        if r.is_err() && self.lex_error.is_none() {
+            loop {
+                match self.lexer.next() {
+                    Ok((Tok::Eof, _)) => break,
+                    Ok(_) => {}
+                    Err(e) => {
+                        self.lex_error = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        match self.lex_error.take() {
+            Some(e) => Err(ParseError {
+                line: e.pos.line,
+                col: e.pos.col,
+                message: e.message,
+            }),
+            None => r,
+        }
+    }
+
+    // ---- tokens ----------------------------------------------------------------
+
+    /// Lexes one more token into the look-ahead.
+    fn lex_one(&mut self) {
+        let t = match self.lexer.next() {
+            Ok(t) => t,
+            Err(e) => {
+                let at = (Tok::Eof, e.pos);
+                self.lex_error.get_or_insert(e);
+                at
+            }
+        };
+        self.ahead.push_back(t);
+    }
+
+    fn peek(&self) -> &Tok<'a> {
+        &self.ahead[0].0
+    }
+
+    /// The token `k` after the one at hand (`k < LOOK_AHEAD`).
     fn peek_at(&self, k: usize) -> &Tok<'a> {
-        &self.toks[(self.at + k).min(self.toks.len() - 1)].0
+        &self.ahead[k].0
     }
 
     fn pos(&self) -> Pos {
-        self.toks[self.at.min(self.toks.len() - 1)].1
+        self.ahead[0].1
     }
 
     fn bump(&mut self) -> Tok<'a> {
-        let t = self.peek().clone();
-        if self.at < self.toks.len() - 1 {
-            self.at += 1;
+        if matches!(self.peek(), Tok::Eof) {
+            return Tok::Eof;
         }
-        t
+        self.lex_one();
+        self.ahead.pop_front().map_or(Tok::Eof, |(t, _)| t)
+    }
+
+    /// The tokens from the one at hand to the end of the text, lexed by a
+    /// copy of the lexer (for look-ahead past `LOOK_AHEAD`). A lexing error
+    /// ends them; the parse meets it in its turn.
+    fn tokens_ahead(&self) -> impl Iterator<Item = Tok<'a>> + '_ {
+        let mut lexer = self.lexer.clone();
+        let mut ended = false;
+        let rest = std::iter::from_fn(move || {
+            if ended {
+                return None;
+            }
+            match lexer.next() {
+                Ok((Tok::Eof, _)) | Err(_) => {
+                    ended = true;
+                    Some(Tok::Eof)
+                }
+                Ok((t, _)) => Some(t),
+            }
+        });
+        self.ahead
+            .iter()
+            .map(|(t, _)| t.clone())
+            .take_while(|t| !matches!(t, Tok::Eof))
+            .chain(rest)
     }
 
     fn error<T>(&self, message: impl Into<String>) -> PResult<T> {
@@ -264,15 +348,11 @@ impl<'a> Parser<'a> {
                 return self.expected("the functions of the module, indented");
             }
             self.bump();
-            // Signatures first: a function may call one defined below it.
-            let start = self.at;
+            // A function may call one defined below it: the first such
+            // call reads the signatures of all (`scan_signatures`).
+            self.members = Some(self.line_at_hand());
             while self.is_punct("@") {
-                let (name, sig) = self.signature_only()?;
-                self.globals.insert(name, sig);
-            }
-            self.at = start;
-            while self.is_punct("@") {
-                let (name, f) = self.function(&mut Scope::default())?;
+                let (name, f) = self.function(&mut Scope::default(), true)?;
                 if module.add_function(&name, f).is_err() {
                     return self.error(format!("function `{name}` is defined twice"));
                 }
@@ -285,7 +365,7 @@ impl<'a> Parser<'a> {
                 _ => return self.expected("`@R.function` or the end of the module"),
             }
         } else {
-            let (name, f) = self.function(&mut Scope::default())?;
+            let (name, f) = self.function(&mut Scope::default(), true)?;
             let _ = module.add_function(&name, f);
         }
         while matches!(self.peek(), Tok::Newline | Tok::Dedent) {
@@ -311,37 +391,53 @@ impl<'a> Parser<'a> {
         self.bump();
     }
 
-    /// Skips an indented block (its tokens up to the matching dedent).
-    fn skip_block(&mut self) {
-        let mut depth = 0usize;
-        loop {
-            match self.bump() {
-                Tok::Indent => depth += 1,
-                Tok::Dedent => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        return;
-                    }
+    /// Where the line of the token at hand starts, its number, and its
+    /// indentation's width.
+    fn line_at_hand(&self) -> (usize, u32, usize) {
+        let text = self.lexer.text();
+        let pos = self.pos();
+        let start = text[..pos.offset].rfind('\n').map_or(0, |i| i + 1);
+        let width = LineSkim::new(text, start, pos.line)
+            .next()
+            .and_then(|l| l.width)
+            .unwrap_or(0);
+        (start, pos.line, width)
+    }
+
+    /// The signature of the module's function `name`. One defined below
+    /// the function at hand is not known yet: the first time one is asked
+    /// for, the headers of all are read, skimming the bodies.
+    fn global(&mut self, name: &str) -> PResult<Option<StructInfo>> {
+        if !self.globals.contains_key(name) {
+            self.scan_signatures()?;
+        }
+        Ok(self.globals.get(name).cloned())
+    }
+
+    /// Reads the headers of the module's functions (`members`: where they
+    /// start, and their indentation).
+    fn scan_signatures(&mut self) -> PResult<()> {
+        let Some((offset, line_no, width)) = self.members.take() else {
+            return Ok(());
+        };
+        let text = self.lexer.text();
+        for line in LineSkim::new(text, offset, line_no) {
+            match line.width {
+                Some(w) if w < width => break,
+                Some(w) if w == width && line.content.starts_with('@') => {
+                    let lexer = Lexer::resume(text, line.offset, line.line_no, vec![0, width]);
+                    let mut header = Parser::new(lexer);
+                    header.class_name = self.class_name.clone();
+                    let r = header.header(&mut Scope::default());
+                    let (name, params, ret, pure, _) = header.first_error(r)?;
+                    self.globals
+                        .entry(name.to_owned())
+                        .or_insert_with(|| signature(&params, ret, pure));
                 }
-                Tok::Eof => return,
                 _ => {}
             }
         }
-    }
-
-    /// A function's name and struct info, skipping its body.
-    fn signature_only(&mut self) -> PResult<(String, StructInfo)> {
-        let mut scope = Scope::default();
-        let (name, params, ret, pure, _) = self.header(&mut scope)?;
-        let ret = ret.unwrap_or_else(StructInfo::object);
-        self.skip_block();
-        let sig = FuncStructInfo {
-            params: Some(params.iter().map(|p| p.sinfo.clone()).collect()),
-            ret,
-            pure,
-        }
-        .into();
-        Ok((name.to_owned(), sig))
+        Ok(())
     }
 
     /// `@R.function(...)` `def name(params) -> ret:` NEWLINE; the body's
@@ -410,7 +506,9 @@ impl<'a> Parser<'a> {
         Ok((name, params, ret, pure, private))
     }
 
-    fn function(&mut self, outer: &mut Scope) -> PResult<(String, Node<Function>)> {
+    /// A function; a `global` one (a module's) is known to the calls in
+    /// its body and below by its signature.
+    fn function(&mut self, outer: &mut Scope, global: bool) -> PResult<(String, Node<Function>)> {
         ir_core::stack::guarded(|| {
             // A nested function sees the enclosing names.
             let mut scope = Scope {
@@ -418,6 +516,10 @@ impl<'a> Parser<'a> {
                 symbolic: outer.symbolic.clone(),
             };
             let (name, params, ret, pure, private) = self.header(&mut scope)?;
+            if global && !self.globals.contains_key(name) {
+                let sig = signature(&params, ret.clone(), pure);
+                self.globals.insert(name.to_owned(), sig);
+            }
             if !matches!(self.peek(), Tok::Indent) {
                 return self.expected("the function's body, indented");
             }
@@ -500,7 +602,7 @@ impl<'a> Parser<'a> {
                         let _ = self.bb.begin_binding_block();
                         plain_open = true;
                     }
-                    let (name, f) = self.function(scope)?;
+                    let (name, f) = self.function(scope, false)?;
                     let v = self
                         .bb
                         .emit_named(Expr::Function(f), &name, None, false)
@@ -513,7 +615,8 @@ impl<'a> Parser<'a> {
                 Tok::Name(n)
                     if matches!(self.peek_at(1), Tok::Punct("="))
                         && (self.class_name.as_deref() == Some(n)
-                            || matches!(self.peek_at(2), Tok::Name(c) if Some(*c) == self.class_name.as_deref())) =>
+                            || matches!(self.peek_at(2), Tok::Name(c) if Some(*c) == self.class_name.as_deref()))
+                        && matches!(self.peek_at(3), Tok::Newline | Tok::Dedent | Tok::Eof) =>
                 {
                     // `cls = Module`.
                     self.skip_line();
@@ -600,27 +703,20 @@ impl<'a> Parser<'a> {
 
     /// Whether the statement at hand is the last of its block.
     fn is_last_statement(&self) -> bool {
-        let mut i = self.at;
+        let mut toks = self.tokens_ahead();
         let mut depth = 0usize;
-        while i < self.toks.len() {
-            match &self.toks[i].0 {
+        while let Some(t) = toks.next() {
+            match t {
                 Tok::Indent => depth += 1,
                 Tok::Dedent if depth == 0 => return true,
                 Tok::Dedent => depth -= 1,
                 Tok::Newline if depth == 0 => {
-                    let mut j = i + 1;
-                    while matches!(self.toks.get(j).map(|t| &t.0), Some(Tok::Newline)) {
-                        j += 1;
-                    }
-                    return matches!(
-                        self.toks.get(j).map(|t| &t.0),
-                        Some(Tok::Dedent | Tok::Eof) | None
-                    );
+                    let next = toks.find(|t| !matches!(t, Tok::Newline));
+                    return matches!(next, Some(Tok::Dedent | Tok::Eof) | None);
                 }
                 Tok::Eof => return true,
                 _ => {}
             }
-            i += 1;
         }
         true
     }
@@ -679,7 +775,7 @@ impl<'a> Parser<'a> {
             };
             self.punct(":")?;
             let value = self.attr_value()?;
-            attrs.push((key, value));
+            attrs.push((key.into_owned(), value));
             if !self.eat_punct(",") {
                 break;
             }
@@ -734,7 +830,7 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Punct("@") => {
                     let pos = self.pos();
-                    let (name, f) = self.function(scope)?;
+                    let (name, f) = self.function(scope, false)?;
                     let output = outputs.contains(&name.as_str());
                     let v = self
                         .bb
@@ -758,34 +854,40 @@ impl<'a> Parser<'a> {
     }
 
     /// The names `R.output(...)` lists in the block at hand.
+    /// Found by skimming the block's lines: only a line at the block's
+    /// own indentation that starts with `R` is lexed.
     fn scan_outputs(&self) -> Vec<&'a str> {
         let mut out = Vec::new();
-        let mut i = self.at;
-        let mut depth = 0usize;
-        while i + 3 < self.toks.len() {
-            match &self.toks[i].0 {
-                Tok::Indent => depth += 1,
-                Tok::Dedent if depth == 0 => break,
-                Tok::Dedent => depth -= 1,
-                Tok::Name(r)
-                    if *r == "R"
-                        && depth == 0
-                        && matches!(&self.toks[i + 1].0, Tok::Punct("."))
-                        && matches!(&self.toks[i + 2].0, Tok::Name(o) if *o == "output") =>
-                {
-                    let mut j = i + 4;
-                    while let Some((t, _)) = self.toks.get(j) {
-                        match t {
-                            Tok::Name(n) => out.push(*n),
-                            Tok::Punct(")") => break,
+        if matches!(self.peek(), Tok::Eof) {
+            return out;
+        }
+        let (start, line_no, width) = self.line_at_hand();
+        for line in LineSkim::new(self.lexer.text(), start, line_no) {
+            match line.width {
+                Some(w) if w < width => break,
+                Some(w) if w == width && line.content.starts_with('R') => {
+                    let mut toks = Lexer::expression(line.content);
+                    let mut next = || toks.next().map_or(Tok::Eof, |(t, _)| t);
+                    if (next(), next(), next(), next())
+                        != (
+                            Tok::Name("R"),
+                            Tok::Punct("."),
+                            Tok::Name("output"),
+                            Tok::Punct("("),
+                        )
+                    {
+                        continue;
+                    }
+                    loop {
+                        match next() {
+                            Tok::Name(n) => out.push(n),
+                            Tok::Punct(")") | Tok::Eof => break,
                             _ => {}
                         }
-                        j += 1;
                     }
                 }
                 _ => {}
             }
-            i += 1;
         }
         out
     }
@@ -830,12 +932,11 @@ impl<'a> Parser<'a> {
 
     /// The variable the branch's last binding defines (looked ahead).
     fn branch_var_name(&self) -> &'a str {
-        let mut i = self.at;
         let mut depth = 0usize;
         let mut last_stmt_start = None;
         let mut line_start = true;
-        while i < self.toks.len() {
-            match &self.toks[i].0 {
+        for t in self.tokens_ahead() {
+            match t {
                 Tok::Indent => {
                     depth += 1;
                     line_start = true;
@@ -849,12 +950,11 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Newline => line_start = true,
                 Tok::Name(n) if line_start && depth == 1 => {
-                    last_stmt_start = Some(*n);
+                    last_stmt_start = Some(n);
                     line_start = false;
                 }
                 _ => line_start = false,
             }
-            i += 1;
         }
         last_stmt_start.unwrap_or_default()
     }
@@ -999,14 +1099,19 @@ impl<'a> Parser<'a> {
             Tok::Name(n) if n == "cls" || Some(n) == self.class_name.as_deref() => {
                 self.bump();
                 self.punct(".")?;
+                let at = self.pos();
                 let f = self.name()?;
-                match self.globals.get(f) {
+                match self.global(f)? {
                     Some(sig) => Ok(GlobalVar {
                         name: f.to_owned(),
-                        sinfo: Some(sig.clone()),
+                        sinfo: Some(sig),
                     }
                     .into()),
-                    None => self.error(format!("the module has no function `{f}`")),
+                    None => Err(ParseError {
+                        line: at.line,
+                        col: at.col,
+                        message: format!("the module has no function `{f}`"),
+                    }),
                 }
             }
             Tok::Name(n) => {
@@ -1014,10 +1119,10 @@ impl<'a> Parser<'a> {
                 if let Some(v) = scope.lookup(n) {
                     return Ok(Expr::Var(v.clone()));
                 }
-                if let Some(sig) = self.globals.get(n) {
+                if let Some(sig) = self.global(n)? {
                     return Ok(GlobalVar {
                         name: n.to_owned(),
-                        sinfo: Some(sig.clone()),
+                        sinfo: Some(sig),
                     }
                     .into());
                 }
@@ -1094,7 +1199,10 @@ impl<'a> Parser<'a> {
                     _ => return self.expected("a string"),
                 };
                 self.punct(")")?;
-                Ok(super::expr::StringImm { value }.into())
+                Ok(super::expr::StringImm {
+                    value: value.into_owned(),
+                }
+                .into())
             }
             "tuple" => {
                 self.punct("(")?;
@@ -1108,7 +1216,10 @@ impl<'a> Parser<'a> {
                     _ => return self.expected("a symbol name"),
                 };
                 self.punct(")")?;
-                Ok(super::expr::ExternFunc { name }.into())
+                Ok(super::expr::ExternFunc {
+                    name: name.into_owned(),
+                }
+                .into())
             }
             op => {
                 let Some(def) = ops::lookup(op) else {
@@ -1233,7 +1344,7 @@ impl<'a> Parser<'a> {
                     *f = true;
                     values.push(sign * x);
                 }
-                Tok::Str(s) if !negative && matches!(s.as_str(), "inf" | "-inf" | "nan") => {
+                Tok::Str(s) if !negative && matches!(s.as_ref(), "inf" | "-inf" | "nan") => {
                     self.bump();
                     *f = true;
                     values.push(s.parse::<f64>().unwrap_or(f64::NAN));
@@ -1273,7 +1384,7 @@ impl<'a> Parser<'a> {
             Tok::Name("None") => Ok(AttrValue::Null),
             Tok::Name("True") => Ok(AttrValue::Bool(true)),
             Tok::Name("False") => Ok(AttrValue::Bool(false)),
-            Tok::Str(s) => Ok(AttrValue::Str(s)),
+            Tok::Str(s) => Ok(AttrValue::Str(s.into_owned())),
             Tok::Punct(open @ ("[" | "(")) => {
                 let close = if open == "[" { "]" } else { ")" };
                 let mut v = Vec::new();
@@ -1358,24 +1469,12 @@ impl<'a> Parser<'a> {
                 // A quoted expression: `"n + 1"`.
                 let pos = self.pos();
                 self.bump();
-                let mut sub = lex(&s).map_err(|e| ParseError {
-                    line: pos.line,
-                    col: pos.col,
-                    message: format!("in {s:?}: {}", e.message),
-                })?;
-                sub.retain(|(t, _)| !matches!(t, Tok::Newline));
                 // Its tokens borrow from the string, not the text: a parser
                 // of their own, which needs only the scope.
-                let mut inner = Parser {
-                    toks: sub,
-                    at: 0,
-                    bb: BlockBuilder::default(),
-                    globals: FxHashMap::default(),
-                    class_name: None,
-                    in_else: false,
-                };
+                let mut inner = Parser::new(Lexer::expression(&s));
                 let r = inner.prim(scope);
                 let complete = matches!(inner.peek(), Tok::Eof);
+                let r = inner.first_error(r);
                 match r {
                     Ok(e) if complete => Ok(e),
                     Ok(_) => Err(ParseError {
@@ -1433,12 +1532,14 @@ impl<'a> Parser<'a> {
                         }
                         .into());
                     }
-                    let s = if self.eat_punct("[") || self.eat_punct("(") {
-                        let close = if matches!(self.toks[self.at - 1].0, Tok::Punct("[")) {
-                            "]"
-                        } else {
-                            ")"
-                        };
+                    let close = if self.eat_punct("[") {
+                        Some("]")
+                    } else if self.eat_punct("(") {
+                        Some(")")
+                    } else {
+                        None
+                    };
+                    let s = if let Some(close) = close {
                         StructInfo::shape(self.prim_list(scope, close)?)
                     } else {
                         self.keyword("ndim")?;
@@ -1618,4 +1719,15 @@ enum BodyEnd<'a> {
 enum BindingValue {
     Expr(Expr),
     MatchCast(Expr, StructInfo),
+}
+
+/// A function's struct info from its header (an unannotated return is an
+/// object).
+fn signature(params: &[Node<Var>], ret: Option<StructInfo>, pure: bool) -> StructInfo {
+    FuncStructInfo {
+        params: Some(params.iter().map(|p| p.sinfo.clone()).collect()),
+        ret: ret.unwrap_or_else(StructInfo::object),
+        pure,
+    }
+    .into()
 }
