@@ -454,3 +454,20 @@ mod plain_kinds {
         assert_eq!(structural_hash(&a), structural_hash(&b));
     }
 }
+
+/// A binding defines its variable: a long block of bindings makes room for
+/// all its binders before they are compared. An expression position is a
+/// use, never a definition.
+#[test]
+fn bindings_are_known_to_define_variables() {
+    use ir_passes::relax::{Binding, Expr as RelaxExpr, Var};
+    use irkit::structural::StructuralEq;
+    const {
+        assert!(<Node<Var> as StructuralEq>::DEFINES);
+        assert!(<Vec<Node<Var>> as StructuralEq>::DEFINES);
+        assert!(<Node<Binding> as StructuralEq>::BINDS);
+        assert!(!<Node<Binding> as StructuralEq>::DEFINES);
+        assert!(!<RelaxExpr as StructuralEq>::DEFINES);
+        assert!(!<RelaxExpr as StructuralEq>::BINDS);
+    }
+}

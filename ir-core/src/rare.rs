@@ -131,6 +131,7 @@ fn mutate_present_in_place<M: ?Sized, T: Mutate<M>>(x: &mut T, mutator: &mut M) 
 }
 
 impl<T: StructuralEq> StructuralEq for Rare<T> {
+    const DEFINES: bool = T::DEFINES;
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.0.struct_eq(&other.0, eq)
     }

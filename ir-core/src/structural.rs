@@ -60,6 +60,14 @@ use crate::driver::Spine;
 
 /// Structural equality and hashing under [`EqState`]/[`HashState`].
 pub trait StructuralEq {
+    /// Whether a field of this type defines variables: a typed field of a
+    /// variable (`#[ir(def)]`) kind, or a container of them.
+    const DEFINES: bool = false;
+    /// Whether a value of this type has fields that define variables (a
+    /// binding, derived). A long sequence of them makes room for its
+    /// binders in an equality's maps before comparing: the maps then never
+    /// grow (and rehash) while the sequence is compared.
+    const BINDS: bool = false;
     /// `true` when `self` and `other` are structurally equal.
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool;
     /// Feeds `self` into the hash.
@@ -92,6 +100,9 @@ pub enum Mode {
 pub trait KindEq: Sized {
     /// The kind's mode.
     const MODE: Mode;
+    /// Whether the kind's nodes have fields that define variables
+    /// ([`StructuralEq::BINDS`] of the kind).
+    const BINDS: bool = false;
     /// Compares two handles found in typed fields.
     fn node_eq(a: &Node<Self>, b: &Node<Self>, eq: &mut EqState) -> bool;
     /// Hashes a handle found in a typed field.
@@ -174,6 +185,12 @@ impl EqState {
             return Some(m == r);
         }
         self.right_to_left.contains_key(&r).then_some(false)
+    }
+
+    /// Room for `n` more binders, when comparing their definitions is next.
+    fn reserve_binders(&mut self, n: usize) {
+        self.left_to_right.reserve(n);
+        self.right_to_left.reserve(n);
     }
 
     fn record(&mut self, l: usize, r: usize) {
@@ -524,6 +541,8 @@ impl Hasher for HashState<'_> {
 }
 
 impl<K: KindEq> StructuralEq for Node<K> {
+    const DEFINES: bool = matches!(K::MODE, Mode::Def);
+    const BINDS: bool = K::BINDS;
     #[inline]
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         crate::stack::guarded(|| K::node_eq(self, other, eq))
@@ -534,9 +553,20 @@ impl<K: KindEq> StructuralEq for Node<K> {
     }
 }
 
+/// How long a sequence of binders (or bindings) is before the equality's
+/// maps make room for all of them at once.
+const RESERVE_FROM: usize = 64;
+
 impl<T: StructuralEq> StructuralEq for [T] {
+    const DEFINES: bool = T::DEFINES;
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
-        self.len() == other.len() && self.iter().zip(other).all(|(a, b)| a.struct_eq(b, eq))
+        if self.len() != other.len() {
+            return false;
+        }
+        if (T::DEFINES || T::BINDS) && self.len() >= RESERVE_FROM {
+            eq.reserve_binders(self.len());
+        }
+        self.iter().zip(other).all(|(a, b)| a.struct_eq(b, eq))
     }
     fn struct_hash(&self, hasher: &mut HashState<'_>) {
         self.len().hash(hasher);
@@ -547,6 +577,7 @@ impl<T: StructuralEq> StructuralEq for [T] {
 }
 
 impl<T: StructuralEq> StructuralEq for Vec<T> {
+    const DEFINES: bool = T::DEFINES;
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.as_slice().struct_eq(other.as_slice(), eq)
     }
@@ -556,6 +587,7 @@ impl<T: StructuralEq> StructuralEq for Vec<T> {
 }
 
 impl<T: StructuralEq> StructuralEq for crate::ShortVec<T> {
+    const DEFINES: bool = T::DEFINES;
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.as_slice().struct_eq(other.as_slice(), eq)
     }
@@ -565,6 +597,7 @@ impl<T: StructuralEq> StructuralEq for crate::ShortVec<T> {
 }
 
 impl<T: StructuralEq, const N: usize> StructuralEq for [T; N] {
+    const DEFINES: bool = T::DEFINES;
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         self.as_slice().struct_eq(other.as_slice(), eq)
     }
@@ -574,6 +607,7 @@ impl<T: StructuralEq, const N: usize> StructuralEq for [T; N] {
 }
 
 impl<T: StructuralEq> StructuralEq for Option<T> {
+    const DEFINES: bool = T::DEFINES;
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         match (self, other) {
             (Some(a), Some(b)) => a.struct_eq(b, eq),
@@ -593,6 +627,7 @@ impl<T: StructuralEq> StructuralEq for Option<T> {
 }
 
 impl<T: StructuralEq> StructuralEq for Box<T> {
+    const DEFINES: bool = T::DEFINES;
     fn struct_eq(&self, other: &Self, eq: &mut EqState) -> bool {
         (**self).struct_eq(other, eq)
     }

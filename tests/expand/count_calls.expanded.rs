@@ -173,6 +173,7 @@ const _: () = {
     where
         Vec<Expr>: ::ir_core::StructuralEq,
     {
+        const BINDS: bool = <Vec<Expr> as ::ir_core::StructuralEq>::DEFINES;
         #[inline]
         #[allow(unused_variables)]
         fn struct_eq(
@@ -695,6 +696,7 @@ const _: () = {
     #[automatically_derived]
     impl ::ir_core::structural::KindEq for Const {
         const MODE: ::ir_core::structural::Mode = ::ir_core::structural::Mode::Structural;
+        const BINDS: bool = <Const as ::ir_core::StructuralEq>::BINDS;
         #[inline]
         fn node_eq(
             a: &::ir_core::Node<Self>,
@@ -718,6 +720,7 @@ const _: () = {
     #[automatically_derived]
     impl ::ir_core::structural::KindEq for Var {
         const MODE: ::ir_core::structural::Mode = ::ir_core::structural::Mode::Structural;
+        const BINDS: bool = <Var as ::ir_core::StructuralEq>::BINDS;
         #[inline]
         fn node_eq(
             a: &::ir_core::Node<Self>,
@@ -741,6 +744,7 @@ const _: () = {
     #[automatically_derived]
     impl ::ir_core::structural::KindEq for Call {
         const MODE: ::ir_core::structural::Mode = ::ir_core::structural::Mode::Structural;
+        const BINDS: bool = <Call as ::ir_core::StructuralEq>::BINDS;
         #[inline]
         fn node_eq(
             a: &::ir_core::Node<Self>,

@@ -99,6 +99,16 @@ pub fn for_struct(s: &StructModel) -> TokenStream {
             }
         });
     let (tail_eq, tail_hash) = tail_parts(k, tail);
+    // Whether a field defines variables (the struct is a binding); without
+    // children, the default (no).
+    let children: Vec<_> = s.fields.iter().filter(|f| f.child).collect();
+    let binds = (!children.is_empty()).then(|| {
+        let defines = children.iter().map(|f| {
+            let ty = &f.ty;
+            quote_spanned!(f.span=> <#ty as #k::StructuralEq>::DEFINES)
+        });
+        quote!(const BINDS: bool = #(#defines)||*;)
+    });
     let spine = tail.map(|_| {
         quote! {
             #[automatically_derived]
@@ -122,6 +132,7 @@ pub fn for_struct(s: &StructModel) -> TokenStream {
             #spine
             #[automatically_derived]
             impl #impl_g #k::StructuralEq for #ident #ty_g #where_c {
+                #binds
                 #[inline]
                 #[allow(unused_variables)]
                 fn struct_eq(&self, other: &Self, eq: &mut #k::structural::EqState) -> bool {
@@ -212,6 +223,7 @@ pub fn for_family(f: &FamilyModel) -> TokenStream {
             #[automatically_derived]
             impl #k::structural::KindEq for #ty {
                 const MODE: #k::structural::Mode = #mode_const;
+                const BINDS: bool = <#ty as #k::StructuralEq>::BINDS;
                 #[inline]
                 fn node_eq(a: &#k::Node<Self>, b: &#k::Node<Self>, eq: &mut #k::structural::EqState) -> bool {
                     eq.#mode(a, b, |eq| #k::StructuralEq::#eq(&**a, &**b, eq))
