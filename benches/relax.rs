@@ -7,7 +7,7 @@
 //! allocations of the empty mutator. `cargo xtask bench` prints the table;
 //! with `--vs-tvm` it puts TVM's figures beside these, from the same run.
 //!
-//! Each cell is the median of repeated runs (at least three, more while they
+//! Each cell is the median of repeated runs (at least five, more while they
 //! take under half a second): criterion's sampling would take minutes per
 //! cell at a million bindings.
 
@@ -50,7 +50,7 @@ fn build(n: usize) -> RelaxModule {
 fn median<R>(mut run: impl FnMut() -> R) -> Duration {
     let mut times = Vec::new();
     let start = Instant::now();
-    while times.len() < 3 || (start.elapsed() < Duration::from_millis(500) && times.len() < 50) {
+    while times.len() < 5 || (start.elapsed() < Duration::from_millis(500) && times.len() < 50) {
         let t = Instant::now();
         let result = black_box(run());
         times.push(t.elapsed());

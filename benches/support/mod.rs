@@ -6,7 +6,7 @@
 
 use std::alloc::{GlobalAlloc, Layout};
 
-use mimalloc::MiMalloc;
+use ir_core::alloc::MiMalloc;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;

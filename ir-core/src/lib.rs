@@ -27,6 +27,8 @@
 
 extern crate self as ir_core;
 
+#[cfg(feature = "mimalloc")]
+pub mod alloc;
 mod deep_drop;
 pub mod driver;
 pub mod ext;

@@ -8,7 +8,7 @@
 /// IR passes allocate and free millions of small nodes; mimalloc does that
 /// several times faster than the system allocator.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ir_core::alloc::MiMalloc = ir_core::alloc::MiMalloc;
 
 #[macro_use]
 mod output;
