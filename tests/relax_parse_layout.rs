@@ -65,3 +65,21 @@ fn continued_lines_neither_end_a_block_nor_hide_its_outputs() {
     assert!(printed.contains("R.output(a, b)"), "{printed}");
     assert!(printed.contains("return (a, b)"), "{printed}");
 }
+
+#[test]
+fn a_lone_function_may_call_itself() {
+    let text = "@R.function\ndef main(x: R.Tensor((2,), \"float32\")) -> R.Tensor((2,), \"float32\"):\n    y: R.Tensor((2,), \"float32\") = main(x)\n    return y\n";
+    let printed = round_trip(text);
+    assert!(printed.contains("= cls.main(x)"), "{printed}");
+    assert_eq!(round_trip(&printed), printed);
+}
+
+/// Columns count characters, also after a string holding a wider one.
+#[test]
+fn columns_count_characters() {
+    let text = "@I.ir_module\nclass Module:\n    @R.function\n    def main(x: R.Tensor((2,), \"float32\")):\n        y = R.add(\"é\", x) $\n        return y\n";
+    assert_eq!(
+        parse_module(text).unwrap_err().to_string(),
+        "5:27: unexpected character `$`"
+    );
+}

@@ -118,6 +118,10 @@ pub struct Lexer<'a> {
     at: usize,
     /// Whether the line at hand is all ASCII (a column is then a byte).
     ascii: bool,
+    /// On a line that is not: a byte index in it and the characters before
+    /// it, where counting for the next column resumes (tokens come in
+    /// order, so a long line is counted once, not once per token).
+    counted: (usize, u32),
     /// The line at hand's number; 0 before the first.
     line_no: u32,
     /// Whether `line` may still have tokens to give.
@@ -149,6 +153,7 @@ impl<'a> Lexer<'a> {
             line: "",
             at: 0,
             ascii: true,
+            counted: (0, 0),
             line_no: 0,
             in_line: false,
             indents: vec![0],
@@ -229,15 +234,22 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    fn pos_at(&self, i: usize) -> Pos {
+    fn pos_at(&mut self, i: usize) -> Pos {
+        let col = if self.ascii {
+            i as u32 + 1
+        } else {
+            let (from, before) = match self.counted {
+                (at, n) if at <= i => (at, n),
+                _ => (0, 0),
+            };
+            let n = before + self.line[from..i].chars().count() as u32;
+            self.counted = (i, n);
+            n + 1
+        };
         Pos {
             offset: self.line.as_ptr() as usize - self.text.as_ptr() as usize + i,
             line: self.line_no,
-            col: if self.ascii {
-                i as u32 + 1
-            } else {
-                self.line[..i].chars().count() as u32 + 1
-            },
+            col,
         }
     }
 
@@ -272,6 +284,7 @@ impl<'a> Lexer<'a> {
         self.line = line;
         self.at = 0;
         self.ascii = line.is_ascii();
+        self.counted = (0, 0);
         self.line_no += 1;
         self.in_line = true;
         if self.depth > 0 {
