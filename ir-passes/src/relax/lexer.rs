@@ -126,8 +126,7 @@ pub struct Lexer<'a> {
     line_no: u32,
     /// Whether `line` may still have tokens to give.
     in_line: bool,
-    /// Widths of the enclosing indented blocks (a block stays here until
-    /// its `Dedent` is given).
+    /// Widths of the enclosing indented blocks.
     indents: Vec<usize>,
     /// Bracket nesting, and the nesting the text starts at (1 for a quoted
     /// expression, whose lines end no statement).
@@ -201,7 +200,6 @@ impl<'a> Lexer<'a> {
         loop {
             if self.dedents > 0 {
                 self.dedents -= 1;
-                self.indents.pop();
                 self.at_break = true;
                 return Ok((Tok::Dedent, self.dedent_pos));
             }
@@ -277,6 +275,7 @@ impl<'a> Lexer<'a> {
                 return self.fail(end, "a bracket is never closed");
             }
             self.dedents = self.indents.len() - 1;
+            self.indents.truncate(1);
             self.dedent_pos = end;
             self.done = Some(end);
             return Ok(());
@@ -303,14 +302,14 @@ impl<'a> Lexer<'a> {
             self.indent = Some(pos);
             return Ok(());
         }
-        // The blocks this line closes leave `indents` as their dedents go.
-        let Some(open) = self.indents.iter().rposition(|&w| w <= width) else {
-            return self.fail(pos, "this line's indentation matches no enclosing block");
-        };
-        if self.indents[open] != width {
-            return self.fail(pos, "this line's indentation matches no enclosing block");
+        // The line closes the blocks above the one of its width.
+        match self.indents.iter().rposition(|&w| w <= width) {
+            Some(open) if self.indents[open] == width => {
+                self.dedents = self.indents.len() - 1 - open;
+                self.indents.truncate(open + 1);
+            }
+            _ => return self.fail(pos, "this line's indentation matches no enclosing block"),
         }
-        self.dedents = self.indents.len() - 1 - open;
         self.dedent_pos = pos;
         Ok(())
     }
