@@ -366,12 +366,7 @@ fn finalize_gives_a_public_function_its_name_back_from_a_private_one() {
     bb.begin_binding_block().unwrap();
     let gv0 = bb
         .emit(
-            Expr::Call(Node::new(ir_passes::relax::Call {
-                op: Expr::GlobalVar(first),
-                args: Default::default(),
-                attrs: vec![],
-                sinfo_args: vec![],
-            })),
+            ir_passes::relax::Call::new(Expr::GlobalVar(first), []).into(),
             "",
         )
         .unwrap();
@@ -382,12 +377,7 @@ fn finalize_gives_a_public_function_its_name_back_from_a_private_one() {
     bb.begin_binding_block().unwrap();
     let gv1 = bb
         .emit(
-            Expr::Call(Node::new(ir_passes::relax::Call {
-                op: Expr::GlobalVar(second),
-                args: Default::default(),
-                attrs: vec![],
-                sinfo_args: vec![],
-            })),
+            ir_passes::relax::Call::new(Expr::GlobalVar(second), []).into(),
             "",
         )
         .unwrap();

@@ -195,13 +195,7 @@ fn struct_info_of_a_hundred_thousand_nested_calls_of_a_function_variable() {
     );
     let mut e = Expr::Var(Var::new("x", tensor()));
     for _ in 0..100_000 {
-        e = ir_passes::relax::Call {
-            op: Expr::Var(f.clone()),
-            args: [e].into(),
-            attrs: Vec::new(),
-            sinfo_args: Vec::new(),
-        }
-        .into();
+        e = ir_passes::relax::Call::new(Expr::Var(f.clone()), [e]).into();
     }
     let sinfo = ir_passes::relax::sinfo_of(&e).unwrap();
     assert!(structural_eq(&sinfo, &tensor()));

@@ -103,8 +103,8 @@ impl ExprVisitor for AstPrinter {
     fn visit_call(&mut self, c: &Node<Call>) {
         // The op, then the arguments (struct info arguments are not logged).
         self.enter("Call", |p| {
-            p.visit_expr(&c.op);
-            c.args.iter().for_each(|a| p.visit_expr(a));
+            p.visit_expr(c.op());
+            c.args().iter().for_each(|a| p.visit_expr(a));
         });
     }
     fn visit_if(&mut self, i: &Node<If>) {
@@ -501,7 +501,7 @@ fn ef_16_a_replaced_parameter_changes_the_body_and_the_result() {
     let Expr::Call(call) = &binding.value else {
         panic!("a call")
     };
-    assert!(matches!(&call.args[0], Expr::Var(v) if v.same_as(&func.params[0])));
+    assert!(matches!(&call.args()[0], Expr::Var(v) if v.same_as(&func.params[0])));
     // The result is the re-typed variable, not the stale one.
     assert!(matches!(&func.body.body, Expr::Var(v) if v.same_as(&binding.var)));
 }
@@ -603,7 +603,7 @@ fn reg_01_uses_of_the_old_and_of_the_visited_variable_mean_the_final_one() {
     let Expr::Call(later) = &bindings[2].value else {
         panic!("a call")
     };
-    assert!(matches!(&later.args[0], Expr::Var(v) if v.same_as(e2)));
+    assert!(matches!(&later.args()[0], Expr::Var(v) if v.same_as(e2)));
 }
 
 /// REG-02 (TVM #15688): there, a pass overriding only the `Var` hooks

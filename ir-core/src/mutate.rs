@@ -327,9 +327,24 @@ impl<M: ?Sized, T: Mutate<M> + Clone> Mutate<M> for Vec<T> {
 }
 
 impl<M: ?Sized, T: Mutate<M> + Clone> Mutate<M> for crate::ShortVec<T> {
+    /// One or two items are rebuilt in place directly: a call's arguments,
+    /// the common case, without the list's push path.
     #[inline]
     fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
-        mutate_slice(self, mutator)
+        match self.as_slice() {
+            [a] => a.mutate(mutator).map(crate::ShortVec::one),
+            [a, b] => {
+                let (x, y) = (a.mutate(mutator), b.mutate(mutator));
+                if x.is_keep() && y.is_keep() {
+                    return Transformed::Keep;
+                }
+                Transformed::Replace(crate::ShortVec::two(
+                    x.unwrap_or_clone(a),
+                    y.unwrap_or_clone(b),
+                ))
+            }
+            items => mutate_slice(items, mutator),
+        }
     }
     #[inline]
     fn mutate_in_place(&mut self, mutator: &mut M) -> bool {

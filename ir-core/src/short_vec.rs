@@ -45,6 +45,16 @@ impl<T> ShortVec<T> {
         ShortVec(Repr::Zero)
     }
 
+    /// One item, in place.
+    pub(crate) const fn one(a: T) -> Self {
+        ShortVec(Repr::One([a]))
+    }
+
+    /// Two items, in place.
+    pub(crate) const fn two(a: T, b: T) -> Self {
+        ShortVec(Repr::Two([a, b]))
+    }
+
     /// An empty list with room for `n` items: in place for two or fewer.
     pub fn with_capacity(n: usize) -> Self {
         if n <= 2 {

@@ -29,7 +29,7 @@ use crate::name_hash::name_hash;
 use super::arith::can_prove_equal;
 use super::expr::{Binding, BindingBlock, Expr, Function, GlobalVar, SeqExpr, Var};
 use super::function_dedup::FunctionDedup;
-use super::infer::sinfo_of;
+use super::infer::{sinfo_of, sinfo_of_owned};
 use super::module::RelaxModule;
 use super::prim::PrimExpr;
 use super::rename_globals::rename_globals;
@@ -401,8 +401,8 @@ impl BlockBuilder {
         hint: &str,
         dataflow: bool,
     ) -> Result<Node<Var>, BuilderError> {
-        let value = self.normalize_value(value)?;
-        let sinfo = sinfo_of(&value).map_err(BuilderError)?;
+        let mut value = self.normalize_value(value)?;
+        let sinfo = sinfo_of_owned(&mut value).map_err(BuilderError)?;
         let var = self.new_var(hint, dataflow, sinfo);
         self.push(Node::new(Binding {
             value,
@@ -424,8 +424,8 @@ impl BlockBuilder {
         output: bool,
     ) -> Result<Node<Var>, BuilderError> {
         let dataflow = self.frame()?.dataflow && !output;
-        let value = self.normalize_value(value)?;
-        let inferred = sinfo_of(&value).map_err(BuilderError)?;
+        let mut value = self.normalize_value(value)?;
+        let inferred = sinfo_of_owned(&mut value).map_err(BuilderError)?;
         let sinfo = match annotation {
             None => inferred,
             Some(a) if is_base_of(&a, &inferred) || is_base_of(&inferred, &a) => a,
@@ -549,9 +549,25 @@ impl BlockBuilder {
         &mut self,
         value: Expr,
     ) -> Result<(Expr, StructInfo), BuilderError> {
-        let out = self.normalize_inner(value)?;
-        let sinfo = sinfo_of(&out).map_err(BuilderError)?;
+        let mut out = self.normalize_inner(value)?;
+        let sinfo = sinfo_of_owned(&mut out).map_err(BuilderError)?;
         Ok((out, sinfo))
+    }
+
+    /// [`Self::normalize`] for the mutator: the result's struct info is
+    /// checked and returned, except that of a call, which remembers it
+    /// (`sinfo_of` reads it back without a copy to drop).
+    pub(crate) fn normalize_checked(
+        &mut self,
+        value: Expr,
+    ) -> Result<(Expr, Option<StructInfo>), BuilderError> {
+        let mut out = self.normalize_inner(value)?;
+        if matches!(&out, Expr::Call(c) if c.inferred().is_some()) {
+            return Ok((out, None));
+        }
+        let sinfo = sinfo_of_owned(&mut out).map_err(BuilderError)?;
+        let remembered = matches!(&out, Expr::Call(c) if c.inferred().is_some());
+        Ok((out, (!remembered).then_some(sinfo)))
     }
 
     /// Normalizes a value that is about to be bound: a `SeqExpr` is flattened
@@ -581,8 +597,8 @@ impl BlockBuilder {
         // A call of leaves (what a rewrite of a binding's value most often
         // gives) is in normal form: no stack check, no list.
         if let Expr::Call(c) = &value
-            && c.args.iter().all(is_leaf)
-            && !matches!(&c.op, Expr::Op(op) if super::ops::has_legalizer(&op.name))
+            && c.args().iter().all(is_leaf)
+            && !matches!(c.op(), Expr::Op(op) if super::ops::has_legalizer(&op.name))
         {
             return Ok(value);
         }
@@ -607,11 +623,11 @@ impl BlockBuilder {
                 })
             }
             Expr::Call(c) => {
-                let mut args: Option<ShortVec<Expr>> = self.normalize_list(&c.args, false)?;
-                if let Expr::Op(op) = &c.op
+                let mut args: Option<ShortVec<Expr>> = self.normalize_list(c.args(), false)?;
+                if let Expr::Op(op) = c.op()
                     && super::ops::has_legalizer(&op.name)
                 {
-                    let now = args.as_ref().map_or(c.args.as_slice(), |a| a.as_slice());
+                    let now = args.as_ref().map_or(c.args(), |a| a.as_slice());
                     let sinfo = now.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>();
                     if let Ok(sinfo) = sinfo
                         && let Some(legal) = super::ops::legalize_call(&op.name, now, &sinfo)
@@ -620,13 +636,10 @@ impl BlockBuilder {
                     }
                 }
                 Ok(match args {
-                    Some(args) => super::expr::Call {
-                        op: c.op.clone(),
-                        args,
-                        attrs: c.attrs.clone(),
-                        sinfo_args: c.sinfo_args.clone(),
-                    }
-                    .into(),
+                    Some(args) => super::expr::Call::new(c.op().clone(), args)
+                        .with_attrs(c.attrs().clone())
+                        .with_sinfo_args(c.sinfo_args().to_vec())
+                        .into(),
                     None => value,
                 })
             }

@@ -168,18 +168,125 @@ pub enum AttrValue {
 pub type Attrs = Vec<(String, AttrValue)>;
 
 /// `op(args)`: `R.add(x, y)`, `cls.f(x)`, `f(x)`.
+///
+/// Made with [`Call::new`] (or [`Expr::call_op`](super::Expr::call_op)) and
+/// read through accessors: a call remembers the struct info inferred for
+/// it, as TVM's `struct_info_` does, and private fields mean no call can
+/// change under the struct info it remembers. A pass that rebuilds a call
+/// with operands of the same struct info (variables renamed, say) gets the
+/// remembered struct info carried over by the mutator, with no new
+/// inference.
+///
+/// ```
+/// use ir_passes::relax::{Call, DataType, Expr, StructInfo, Var, sinfo_of};
+///
+/// let t = StructInfo::tensor(vec![4.into()], DataType::F32);
+/// let x = Expr::Var(Var::new("x", t.clone()));
+/// let call = Call::new(Expr::op("negative"), [x]);
+/// assert_eq!(call.args().len(), 1);
+/// let sinfo = sinfo_of(&call.into()).unwrap();
+/// assert!(ir_core::structural::structural_eq(&sinfo, &t));
+/// ```
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Call {
     /// The callee: an [`Op`], a [`GlobalVar`], a [`Var`] or an [`ExternFunc`].
-    pub op: Expr,
+    op: Expr,
     /// The arguments, in place when there are at most two: most calls
     /// allocate no list.
-    pub args: ShortVec<Expr>,
+    args: ShortVec<Expr>,
     /// Operator attributes (`axis`, `keepdims`).
     #[ir(skip)]
-    pub attrs: Attrs,
+    attrs: Attrs,
     /// Struct info arguments (the result type of an opaque call).
-    pub sinfo_args: Vec<StructInfo>,
+    sinfo_args: Vec<StructInfo>,
+    /// The struct info inferred for this call, once asked for.
+    #[ir(skip, eq = false)]
+    inferred: InferredSinfo,
+}
+
+impl Call {
+    /// `op(args)`, without attributes or struct info arguments.
+    pub fn new(op: Expr, args: impl Into<ShortVec<Expr>>) -> Self {
+        Call {
+            op,
+            args: args.into(),
+            attrs: Attrs::new(),
+            sinfo_args: Vec::new(),
+            inferred: InferredSinfo::default(),
+        }
+    }
+
+    /// The call with operator attributes `attrs` (replacing any).
+    pub fn with_attrs(self, attrs: Attrs) -> Self {
+        Call {
+            attrs,
+            inferred: InferredSinfo::default(),
+            ..self
+        }
+    }
+
+    /// The call with struct info arguments `sinfo_args` (replacing any).
+    pub fn with_sinfo_args(self, sinfo_args: Vec<StructInfo>) -> Self {
+        Call {
+            sinfo_args,
+            inferred: InferredSinfo::default(),
+            ..self
+        }
+    }
+
+    /// The callee.
+    pub fn op(&self) -> &Expr {
+        &self.op
+    }
+
+    /// The arguments.
+    pub fn args(&self) -> &[Expr] {
+        &self.args
+    }
+
+    /// Operator attributes.
+    pub fn attrs(&self) -> &Attrs {
+        &self.attrs
+    }
+
+    /// Struct info arguments.
+    pub fn sinfo_args(&self) -> &[StructInfo] {
+        &self.sinfo_args
+    }
+
+    /// The struct info inferred for this call, if it was remembered.
+    pub(crate) fn inferred(&self) -> Option<&StructInfo> {
+        self.inferred.0.as_ref()
+    }
+
+    /// Remembers `sinfo` as this call's inferred struct info. Set only by
+    /// this crate, on a call it holds the only handle of, once its operands
+    /// are final.
+    pub(crate) fn remember(&mut self, sinfo: StructInfo) {
+        self.inferred.0 = Some(sinfo);
+    }
+}
+
+/// A call's remembered struct info. A copy of a call starts without it:
+/// the derived rebuild copies skipped fields into a call whose operands may
+/// differ, so nothing remembered may travel with them.
+#[derive(Default)]
+pub(crate) struct InferredSinfo(Option<StructInfo>);
+
+impl Clone for InferredSinfo {
+    fn clone(&self) -> Self {
+        InferredSinfo::default()
+    }
+}
+
+impl std::fmt::Debug for InferredSinfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "inferred"
+        } else {
+            "not inferred"
+        })
+    }
 }
 
 /// `if cond: ... else: ...`; each branch is a scope.

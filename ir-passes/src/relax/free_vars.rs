@@ -75,7 +75,7 @@ impl ExprVisitor for Scan {
 /// variables), the leaves among them met here rather than through a walk
 /// each: a binding in A-normal form is a call of variables and constants.
 fn operands<V: ExprVisitor>(v: &mut V, c: &Call) {
-    for e in std::iter::once(&c.op).chain(&c.args) {
+    for e in std::iter::once(c.op()).chain(c.args()) {
         match e {
             Expr::Var(x) => v.visit_var(x),
             Expr::Op(_) | Expr::Constant(_) | Expr::GlobalVar(_) | Expr::ExternFunc(_) => {}

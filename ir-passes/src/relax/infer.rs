@@ -25,6 +25,56 @@ pub fn sinfo_of(e: &Expr) -> Result<StructInfo, String> {
     }
 }
 
+/// [`sinfo_of`] for an expression about to be bound: a call that no one
+/// else holds remembers what was inferred for it, so a pass that rebuilds
+/// it with operands of the same struct info need not infer it again
+/// ([`carry_inferred`]).
+pub(crate) fn sinfo_of_owned(e: &mut Expr) -> Result<StructInfo, String> {
+    if let Expr::Call(node) = e
+        && node.inferred().is_none()
+        && node.sinfo_args().is_empty()
+        && let Some(c) = node.get_mut()
+    {
+        let sinfo = call_sinfo(c)?;
+        c.remember(sinfo.clone());
+        return Ok(sinfo);
+    }
+    sinfo_of(e)
+}
+
+/// Gives `new`, a rebuild of the call `old`, the struct info remembered for
+/// `old` when that still holds: the same callee, attributes and struct info
+/// arguments, and operands that are the same or have the very same struct
+/// info (a renamed variable). Inference reads nothing else, so the result
+/// would be the same.
+pub(crate) fn carry_inferred(old: &Call, new: &mut Node<Call>) {
+    let Some(known) = old.inferred() else {
+        return;
+    };
+    let same_operand = |a: &Expr, b: &Expr| {
+        a.same_as(b)
+            || match (a, b) {
+                (Expr::Var(a), Expr::Var(b)) => a.sinfo.same_as(&b.sinfo),
+                _ => false,
+            }
+    };
+    if new.inferred().is_none()
+        && new.op().same_as(old.op())
+        && new.sinfo_args().is_empty()
+        && old.sinfo_args().is_empty()
+        && new.args().len() == old.args().len()
+        && new
+            .args()
+            .iter()
+            .zip(old.args())
+            .all(|(a, b)| same_operand(a, b))
+        && new.attrs() == old.attrs()
+        && let Some(c) = new.get_mut()
+    {
+        c.remember(known.clone());
+    }
+}
+
 /// [`sinfo_of`] for an operand: a variable's or constant's own struct info
 /// is borrowed, not copied. Inlined: returned through memory, the result
 /// was read back before its stores had landed, which stalled.
@@ -89,16 +139,20 @@ fn nested_sinfo_of(e: &Expr) -> Result<StructInfo, String> {
 /// A call's result: the operator's inference, the callee's declared result,
 /// or the call's `sinfo_args`.
 fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
-    if let Some(first) = c.sinfo_args.first() {
+    if let Some(first) = c.sinfo_args().first() {
         return Ok(first.clone());
     }
-    match &c.op {
+    if let Some(known) = c.inferred() {
+        return Ok(known.clone());
+    }
+    match c.op() {
         Expr::Op(op) => {
             let infer = |args: &[&StructInfo]| {
-                ops::infer_call(&op.name, args, &c.attrs).map_err(|e| format!("R.{}: {e}", op.name))
+                ops::infer_call(&op.name, args, c.attrs())
+                    .map_err(|e| format!("R.{}: {e}", op.name))
             };
             // Most operators take one or two arguments: no vector for them.
-            match c.args.as_slice() {
+            match c.args() {
                 [a] => infer(&[&*operand_sinfo(a)?]),
                 [a, b] => infer(&[&*operand_sinfo(a)?, &*operand_sinfo(b)?]),
                 args => {
@@ -117,15 +171,15 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
                 let Some(params) = &f.params else {
                     return Ok(f.ret.clone());
                 };
-                if params.len() != c.args.len() {
+                if params.len() != c.args().len() {
                     return Err(format!(
                         "the callee takes {} arguments, got {}",
                         params.len(),
-                        c.args.len()
+                        c.args().len()
                     ));
                 }
                 let args = c
-                    .args
+                    .args()
                     .iter()
                     .map(|a| operand_sinfo(a).map(Cow::into_owned))
                     .collect::<Result<Vec<_>, _>>()?;
@@ -201,3 +255,78 @@ impl PrimExprMutator for Bind {
     }
 }
 impl StructInfoMutator for Bind {}
+
+#[cfg(test)]
+mod tests {
+    use ir_core::Node;
+
+    use super::{carry_inferred, sinfo_of_owned};
+    use crate::relax::{Call, DataType, Expr, StructInfo, Var};
+
+    fn tensor(n: i64) -> StructInfo {
+        StructInfo::tensor(vec![n.into()], DataType::F32)
+    }
+
+    /// `R.add(x, x)` with its struct info remembered, as the builder binds it.
+    fn bound_add(x: &Node<Var>) -> Node<Call> {
+        let mut e: Expr = Call::new(
+            Expr::op("add"),
+            [Expr::Var(x.clone()), Expr::Var(x.clone())],
+        )
+        .into();
+        sinfo_of_owned(&mut e).unwrap();
+        let Expr::Call(c) = e else { unreachable!() };
+        assert!(c.inferred().is_some());
+        c
+    }
+
+    fn rebuilt(op: &str, args: [&Node<Var>; 2]) -> Node<Call> {
+        Node::new(Call::new(Expr::op(op), args.map(|v| Expr::Var(v.clone()))))
+    }
+
+    #[test]
+    fn a_call_rebuilt_over_renamed_operands_keeps_its_struct_info() {
+        let x = Var::new("x", tensor(4));
+        let old = bound_add(&x);
+        let renamed = Var::new("y", x.sinfo.clone());
+        let mut new = rebuilt("add", [&renamed, &renamed]);
+        carry_inferred(&old, &mut new);
+        assert!(new.inferred().unwrap().same_as(old.inferred().unwrap()));
+    }
+
+    #[test]
+    fn a_call_whose_operands_changed_struct_info_is_inferred_again() {
+        let x = Var::new("x", tensor(4));
+        let old = bound_add(&x);
+        // Equal struct info but not the same: inference is asked again.
+        let twin = Var::new("y", tensor(4));
+        let mut new = rebuilt("add", [&x, &twin]);
+        carry_inferred(&old, &mut new);
+        assert!(new.inferred().is_none());
+        let other = Var::new("z", tensor(8));
+        let mut new = rebuilt("add", [&other, &other]);
+        carry_inferred(&old, &mut new);
+        assert!(new.inferred().is_none());
+    }
+
+    #[test]
+    fn a_call_of_another_operator_or_shared_is_not_given_struct_info() {
+        let x = Var::new("x", tensor(4));
+        let old = bound_add(&x);
+        let mut new = rebuilt("multiply", [&x, &x]);
+        carry_inferred(&old, &mut new);
+        assert!(new.inferred().is_none());
+        // A call someone else holds too is never written to.
+        let mut new = rebuilt("add", [&x, &x]);
+        let other_handle = new.clone();
+        carry_inferred(&old, &mut new);
+        assert!(other_handle.inferred().is_none());
+    }
+
+    #[test]
+    fn a_copy_of_a_call_forgets_its_struct_info() {
+        let x = Var::new("x", tensor(4));
+        let old = bound_add(&x);
+        assert!((*old).clone().inferred().is_none());
+    }
+}

@@ -341,12 +341,12 @@ impl Machine<'_> {
 
     fn call(&mut self, c: &Node<Call>, e: &mut Env) -> Result<Value, String> {
         let args: Vec<Value> = c
-            .args
+            .args()
             .iter()
             .map(|a| self.eval(a, e, None))
             .collect::<Result<_, _>>()?;
-        let Expr::Op(op) = &c.op else {
-            let callee = self.eval(&c.op, e, None)?;
+        let Expr::Op(op) = c.op() else {
+            let callee = self.eval(c.op(), e, None)?;
             return self.invoke(&callee, args);
         };
         match op.name.as_str() {
@@ -367,7 +367,7 @@ impl Machine<'_> {
                 };
                 self.invoke(callee, call_args.to_vec())
             }
-            name => kernel(name, &args, &c.attrs),
+            name => kernel(name, &args, c.attrs()),
         }
     }
 }

@@ -23,7 +23,7 @@
 //!     fn mutate_call(&mut self, call: &Node<Call>) -> Transformed<Expr> {
 //!         let new = call.rebuild(self);
 //!         let call = new.as_ref_or(call);
-//!         match (&call.op, &call.args[..]) {
+//!         match (call.op(), call.args()) {
 //!             (Expr::Op(op), [a, b]) if op.name == "subtract" => Transformed::Replace(
 //!                 Expr::call_op("add", vec![a.clone(), Expr::call_op("negative", vec![b.clone()])]),
 //!             ),
@@ -120,13 +120,13 @@ impl Expr {
     /// the parser reports them instead.
     pub fn call_op_with(name: &str, args: impl Into<ShortVec<Expr>>, attrs: Attrs) -> Expr {
         let attrs = ops::canonical_attrs(name, attrs.clone()).unwrap_or(attrs);
-        Call {
-            op: ops::op_expr(name),
-            args: args.into(),
-            attrs,
-            sinfo_args: Vec::new(),
-        }
-        .into()
+        Call::new(ops::op_expr(name), args).with_attrs(attrs).into()
+    }
+
+    /// The operator `R.<name>` as a callee. A registered operator is one
+    /// node shared by every call of it.
+    pub fn op(name: &str) -> Expr {
+        ops::op_expr(name)
     }
 
     /// A scalar constant: `R.const(value, dtype)`.

@@ -14,11 +14,13 @@
 //! * nothing changed means the very same handles, and no allocation once
 //!   the builder is warm.
 
+use std::borrow::Cow;
+
 use ir_core::{IdMap, Node, Rebuild, Transformed};
 
 use super::builder::{BlockBuilder, BuilderError, is_leaf};
 use super::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, SeqExpr, Var};
-use super::infer::sinfo_of;
+use super::infer::{carry_inferred, sinfo_of};
 use super::sinfo::{StructInfo, is_base_of};
 
 /// What a normalizing mutator carries.
@@ -82,16 +84,20 @@ pub fn entry<M: ExprMutator + ?Sized>(m: &mut M, e: &Expr) -> Transformed<Expr> 
     let out = e.rebuild(m);
     match out {
         Transformed::Keep => Transformed::Keep,
-        Transformed::Replace(new) => {
+        Transformed::Replace(mut new) => {
+            if let (Expr::Call(old), Expr::Call(call)) = (e, &mut new) {
+                carry_inferred(old, call);
+            }
             // A leaf (a remapped variable use, most often) is in normal
             // form already, and its struct info is read off it when needed.
             if matches!(new, Expr::Binding(_) | Expr::BindingBlock(_)) || is_leaf(&new) {
                 return Transformed::Replace(new);
             }
             let state = m.mutator_state();
-            match state.builder.normalize_with_sinfo(new) {
+            match state.builder.normalize_checked(new) {
                 Ok((n, sinfo)) => {
-                    state.last_normalized = Some((n.clone(), sinfo));
+                    // A call remembers its own struct info.
+                    state.last_normalized = sinfo.map(|s| (n.clone(), s));
                     Transformed::Replace(n)
                 }
                 Err(err) => {
@@ -148,21 +154,27 @@ pub fn binding_with_value<M: ExprMutator + ?Sized>(
     let value = value.unwrap_or_clone(&b.value);
     let cast = cast.unwrap_or_clone(&b.cast);
     let var = visited.unwrap_or_clone(&b.var);
-    // The variable takes the struct info its value (or cast) now has.
+    // The variable takes the struct info its value (or cast) now has: a
+    // call remembers it, the entry hook derived any other's.
     let derived = state
         .last_normalized
         .take()
         .filter(|(e, _)| e.same_as(&value));
-    let sinfo = match (&cast, derived) {
-        (Some(c), _) => Ok(c.clone()),
-        (None, Some((_, s))) => Ok(s),
-        (None, None) => sinfo_of(&value),
+    let remembered = match &value {
+        Expr::Call(c) => c.inferred(),
+        _ => None,
+    };
+    let sinfo = match (&cast, remembered, derived) {
+        (Some(c), _, _) => Ok(Cow::Borrowed(c)),
+        (None, Some(s), _) => Ok(Cow::Borrowed(s)),
+        (None, None, Some((_, s))) => Ok(Cow::Owned(s)),
+        (None, None, None) => sinfo_of(&value).map(Cow::Owned),
     };
     let sinfo = match sinfo {
         Ok(s) => s,
         Err(e) => {
             state.fail(BuilderError(e));
-            var.sinfo.clone()
+            Cow::Owned(var.sinfo.clone())
         }
     };
     // The kind (dataflow or not) is the one the definition hook chose: a
@@ -170,10 +182,10 @@ pub fn binding_with_value<M: ExprMutator + ?Sized>(
     // Uses of the original, and of the variable a pass produced, mean the
     // final one (TVM #16367).
     let final_var =
-        if sinfo.same_as(&var.sinfo) || ir_core::structural::structural_eq(&sinfo, &var.sinfo) {
+        if sinfo.same_as(&var.sinfo) || ir_core::structural::structural_eq(&*sinfo, &var.sinfo) {
             var
         } else {
-            let retyped = Var::with_sinfo(&var, sinfo);
+            let retyped = Var::with_sinfo(&var, sinfo.into_owned());
             if !var.same_as(&b.var) {
                 state.remap(&var, &retyped);
             }

@@ -1043,13 +1043,7 @@ impl<'a> Parser<'a> {
                 } else if self.is_punct("(") && matches!(e, Expr::Var(_) | Expr::GlobalVar(_)) {
                     self.bump();
                     let args = self.args(scope)?;
-                    e = super::expr::Call {
-                        op: e,
-                        args,
-                        attrs: Attrs::new(),
-                        sinfo_args: Vec::new(),
-                    }
-                    .into();
+                    e = super::expr::Call::new(e, args).into();
                 } else {
                     return Ok(e);
                 }
@@ -1303,13 +1297,10 @@ impl<'a> Parser<'a> {
                     col: pos.col,
                     message: m,
                 })?;
-                Ok(super::expr::Call {
-                    op: ops::op_expr(op),
-                    args,
-                    attrs,
-                    sinfo_args,
-                }
-                .into())
+                Ok(super::expr::Call::new(ops::op_expr(op), args)
+                    .with_attrs(attrs)
+                    .with_sinfo_args(sinfo_args)
+                    .into())
             }
         }
     }

@@ -423,11 +423,11 @@ impl Printer {
             Expr::Constant(c) if self.constant_text.contains_key(&c.id()) => {
                 out.push_str(&self.constant_text[&c.id()]);
             }
-            Expr::Call(c) if c.attrs.is_empty() && c.sinfo_args.is_empty() => {
+            Expr::Call(c) if c.attrs().is_empty() && c.sinfo_args().is_empty() => {
                 ir_core::stack::guarded(|| {
-                    self.write_value(out, &c.op, names, false);
+                    self.write_value(out, c.op(), names, false);
                     out.push('(');
-                    for (i, a) in c.args.iter().enumerate() {
+                    for (i, a) in c.args().iter().enumerate() {
                         if i > 0 {
                             out.push_str(", ");
                         }
@@ -526,15 +526,23 @@ impl Printer {
     }
 
     fn call(&mut self, c: &Call, names: &mut Names) -> String {
-        let callee = self.value(&c.op, names, false);
-        let mut args: Vec<String> = c.args.iter().map(|a| self.value(a, names, false)).collect();
+        let callee = self.value(c.op(), names, false);
+        let mut args: Vec<String> = c
+            .args()
+            .iter()
+            .map(|a| self.value(a, names, false))
+            .collect();
         args.extend(
-            c.attrs
+            c.attrs()
                 .iter()
                 .map(|(k, v)| format!("{k}={}", attr_value(v))),
         );
-        if !c.sinfo_args.is_empty() {
-            let s: Vec<String> = c.sinfo_args.iter().map(|s| self.sinfo(s, false)).collect();
+        if !c.sinfo_args().is_empty() {
+            let s: Vec<String> = c
+                .sinfo_args()
+                .iter()
+                .map(|s| self.sinfo(s, false))
+                .collect();
             args.push(format!("ty_args=({},)", s.join(", ")));
         }
         format!("{callee}({})", args.join(", "))

@@ -142,9 +142,9 @@ impl ExprVisitor<Flow> for Check<'_> {
     }
 
     fn visit_call(&mut self, c: &Node<Call>) -> Flow {
-        match &c.op {
+        match c.op() {
             Expr::Op(_) | Expr::GlobalVar(_) | Expr::Var(_) | Expr::ExternFunc(_) => {
-                self.visit_expr(&c.op)?
+                self.visit_expr(c.op())?
             }
             other => {
                 return ControlFlow::Break(format!(
@@ -153,7 +153,7 @@ impl ExprVisitor<Flow> for Check<'_> {
                 ));
             }
         }
-        for a in &c.args {
+        for a in c.args() {
             self.argument(a, "an argument")?;
         }
         ControlFlow::Continue(())

@@ -207,11 +207,11 @@ impl ExprMutator for LambdaLift<'_> {
     }
 
     fn mutate_call(&mut self, c: &Node<Call>) -> Transformed<Expr> {
-        let Expr::Var(callee) = &c.op else {
+        let Expr::Var(callee) = c.op() else {
             return c.rebuild(self).into();
         };
         let args = |m: &mut Self| -> Vec<Expr> {
-            c.args
+            c.args()
                 .iter()
                 .map(|a| m.mutate_expr(a).unwrap_or_clone(a))
                 .collect()
@@ -221,20 +221,17 @@ impl ExprMutator for LambdaLift<'_> {
             let mut args = args(self);
             args.extend(l.pass_on.iter().cloned().map(Expr::Var));
             return Transformed::Replace(
-                Call {
-                    op: Expr::GlobalVar(l.global),
-                    args: args.into(),
-                    attrs: c.attrs.clone(),
-                    sinfo_args: c.sinfo_args.clone(),
-                }
-                .into(),
+                Call::new(Expr::GlobalVar(l.global), args)
+                    .with_attrs(c.attrs().clone())
+                    .with_sinfo_args(c.sinfo_args().to_vec())
+                    .into(),
             );
         }
         let StructInfo::FuncStructInfo(fs) = &callee.sinfo else {
             return c.rebuild(self).into();
         };
         // A closure value: invoked.
-        let closure = self.mutate_expr(&c.op).unwrap_or_clone(&c.op);
+        let closure = self.mutate_expr(c.op()).unwrap_or_clone(c.op());
         let op = if fs.pure {
             "invoke_pure_closure"
         } else {
@@ -242,13 +239,9 @@ impl ExprMutator for LambdaLift<'_> {
         };
         let args = args(self);
         Transformed::Replace(
-            Call {
-                op: op_expr(op),
-                args: [closure, Expr::tuple(args)].into(),
-                attrs: Vec::new(),
-                sinfo_args: vec![fs.ret.clone()],
-            }
-            .into(),
+            Call::new(op_expr(op), [closure, Expr::tuple(args)])
+                .with_sinfo_args(vec![fs.ret.clone()])
+                .into(),
         )
     }
 }

@@ -8,7 +8,7 @@ use crate::relax::sinfo::StructInfo;
 /// struct info is not a pure function).
 pub fn impure(e: &Expr) -> bool {
     let Expr::Call(c) = e else { return false };
-    match &c.op {
+    match c.op() {
         Expr::Op(op) => !crate::relax::ops::lookup(&op.name).is_some_and(|d| d.pure),
         callee => !matches!(
             crate::relax::sinfo_of(callee),
