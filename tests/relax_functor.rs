@@ -646,3 +646,48 @@ fn reg_02_a_dataflow_definition_stays_a_dataflow_variable() {
     // Its use in `gv = lv` follows it.
     assert!(matches!(&bindings[1].value, Expr::Var(v) if v.same_as(&bindings[0].var)));
 }
+
+/// A call's inferred struct info is remembered on the call (a derived
+/// cache): a rebuild over an operand of other struct info infers it again,
+/// whether copy-on-write or in place into the only handle.
+#[test]
+fn a_call_rebuilt_over_a_retyped_operand_is_inferred_again() {
+    let tensor = |n: i64| StructInfo::tensor(vec![n.into()], DataType::F32);
+    let (x, y) = (Var::new("x", tensor(4)), Var::new("y", tensor(8)));
+    let bound = BlockBuilder::new()
+        .normalize(Expr::call_op("negative", [var(&x)]))
+        .unwrap();
+    assert!(irkit::structural::structural_eq(
+        &ir_passes::relax::sinfo_of(&bound).unwrap(),
+        &tensor(4)
+    ));
+
+    #[derive(Default)]
+    struct Retype(MutatorState);
+    impl PrimExprMutator for Retype {}
+    impl StructInfoMutator for Retype {}
+    impl ExprMutator for Retype {
+        fn mutator_state(&mut self) -> &mut MutatorState {
+            &mut self.0
+        }
+    }
+    let mut pass = Retype::default();
+    pass.0.remap(&x, &y);
+    let rebuilt = run_mutator(&mut pass, &bound).unwrap();
+    assert!(irkit::structural::structural_eq(
+        &ir_passes::relax::sinfo_of(&rebuilt).unwrap(),
+        &tensor(8)
+    ));
+
+    let Expr::Call(mut call) = bound else {
+        panic!("a call")
+    };
+    let before = call.addr();
+    assert!(call.mutate_in_place(&mut pass));
+    assert_eq!(call.addr(), before, "written in place");
+    let call = Expr::Call(call);
+    assert!(irkit::structural::structural_eq(
+        &ir_passes::relax::sinfo_of(&call).unwrap(),
+        &tensor(8)
+    ));
+}

@@ -327,8 +327,8 @@ impl<M: ?Sized, T: Mutate<M> + Clone> Mutate<M> for Vec<T> {
 }
 
 impl<M: ?Sized, T: Mutate<M> + Clone> Mutate<M> for crate::ShortVec<T> {
-    /// One or two items are rebuilt in place directly: a call's arguments,
-    /// the common case, without the list's push path.
+    /// A list of one or two items (a call's arguments, most often) is
+    /// rebuilt into an inline list directly, without the push path.
     #[inline]
     fn mutate(&self, mutator: &mut M) -> Transformed<Self> {
         match self.as_slice() {

@@ -15,7 +15,9 @@ use ir_derive_codegen::{Derive, expand};
 ///   name and index.
 ///
 /// Attributes: `#[ir(skip)]` on a field (not a child, carried over on
-/// rebuild); `#[ir(def)]` on a family variant (the kind has definition sites:
+/// rebuild); `#[ir(cache)]` on a field (worked out from the others: not a
+/// child, not compared, reset to `Default` by a rebuild that changes a
+/// child); `#[ir(def)]` on a family variant (the kind has definition sites:
 /// typed fields of it reach `visit_<kind>_def`); `#[ir(uses(Other, ...))]`
 /// on a family (its kinds contain children of those families);
 /// `#[ir(crate = "path")]` (where the runtime crate is).

@@ -51,7 +51,7 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
             for f in fields
                 .fields
                 .iter()
-                .filter(|f| f.eq.is_some() && !f.skip.is_present())
+                .filter(|f| f.eq.is_some() && !f.skip.is_present() && !f.cache.is_present())
             {
                 errors.push(
                     Error::custom("`eq` applies to skipped fields; children are always compared")
@@ -68,6 +68,32 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                         .with_span(&f.annotation.span()),
                     );
                 }
+            }
+            for f in fields.fields.iter().filter(|f| f.cache.is_present()) {
+                if f.skip.is_present()
+                    || f.eq.is_some()
+                    || f.tail.is_present()
+                    || f.annotation.is_present()
+                {
+                    errors.push(
+                        Error::custom(
+                            "a `cache` is never walked or compared, and a rebuild resets it: \
+                             it takes no `skip`, `eq`, `tail` or `annotation`",
+                        )
+                        .with_span(&f.cache.span()),
+                    );
+                }
+            }
+            if let Some(cache) = fields.fields.iter().find(|f| f.cache.is_present())
+                && fields.fields.iter().any(|f| f.tail.is_present())
+            {
+                errors.push(
+                    Error::custom(
+                        "a node with a `tail` cannot have a `cache`: a chain is rebuilt by \
+                         replacing its tail alone, which would leave the cache stale",
+                    )
+                    .with_span(&cache.cache.span()),
+                );
             }
             check_tail(&fields.fields, &mut errors);
             let fields = fields
@@ -313,11 +339,19 @@ fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldM
     FieldModel {
         member,
         ty: field.ty,
-        child: !field.skip.is_present() && !field.annotation.is_present(),
+        child: !field.skip.is_present()
+            && !field.annotation.is_present()
+            && !field.cache.is_present(),
         annotation: field.annotation.is_present() && !field.skip.is_present(),
-        eq: field.eq,
+        // A cache never counts for equality.
+        eq: if field.cache.is_present() {
+            Some(false)
+        } else {
+            field.eq
+        },
+        cache: field.cache.is_present(),
         generic,
-        tail: field.tail.is_present() && !field.skip.is_present(),
+        tail: field.tail.is_present() && !field.skip.is_present() && !field.cache.is_present(),
         span,
     }
 }
@@ -390,7 +424,7 @@ fn check_tail(fields: &[Field], errors: &mut darling::error::Accumulator) {
         } else if let Some(last_child) = fields
             .iter()
             .rev()
-            .find(|f| !f.skip.is_present() && !f.annotation.is_present())
+            .find(|f| !f.skip.is_present() && !f.annotation.is_present() && !f.cache.is_present())
             && !std::ptr::eq(last_child, first)
         {
             errors.push(
@@ -429,6 +463,12 @@ fn kind_model(variant: Variant) -> darling::Result<KindModel> {
         errors.push(
             Error::custom("`skip` applies to struct fields; a family variant is always a child")
                 .with_span(&field.skip.span()),
+        );
+    }
+    if field.cache.is_present() {
+        errors.push(
+            Error::custom("`cache` applies to struct fields; a family variant is always a child")
+                .with_span(&field.cache.span()),
         );
     }
     if field.tail.is_present() {

@@ -196,6 +196,9 @@ fn rebuild_parts(
         if f.child && include(f) {
             let var = format_ident!("__f{}", i);
             quote_spanned!(f.span=> #member: #k::__or_clone(#var, &self.#member))
+        } else if f.cache {
+            // Worked out from children that just changed.
+            quote_spanned!(f.span=> #member: ::core::default::Default::default())
         } else {
             quote_spanned!(f.span=> #member: ::core::clone::Clone::clone(&self.#member))
         }
@@ -232,6 +235,17 @@ fn mutable(s: &StructModel) -> TokenStream {
             let (impl_g, ty_g, where_c) = (&g.impl_generics, &g.ty_generics, &g.where_clause);
             let (lets, unchanged, contents) = rebuild_parts(k, s, |_| true);
             let in_place = in_place_parts(k, s.fields.iter().filter(|f| f.child));
+            let caches = s.fields.iter().filter(|f| f.cache).map(|f| {
+                let member = &f.member;
+                quote_spanned!(f.span=> self.#member = ::core::default::Default::default();)
+            });
+            let reset = quote!(#(#caches)*);
+            let reset = if reset.is_empty() {
+                reset
+            } else {
+                // Worked out from children that just changed.
+                quote!(if __changed { #reset })
+            };
             let (rebuild_body, in_place_body) = if any_child {
                 (
                     quote! {
@@ -244,6 +258,7 @@ fn mutable(s: &StructModel) -> TokenStream {
                     quote! {
                         let mut __changed = false;
                         #in_place
+                        #reset
                         __changed
                     },
                 )

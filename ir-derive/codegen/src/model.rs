@@ -37,6 +37,9 @@ pub struct FieldModel {
     pub tail: bool,
     /// `#[ir(annotation)]`: not a child, compared structurally.
     pub annotation: bool,
+    /// `#[ir(cache)]`: not a child, not compared, reset to `Default` when a
+    /// rebuild changes a child.
+    pub cache: bool,
     pub span: Span,
 }
 

@@ -80,6 +80,12 @@ pub struct Field {
     /// type, which may mention variables bound elsewhere.
     #[darling(default)]
     pub annotation: darling::util::Flag,
+    /// `#[ir(cache)]`: a value worked out from the node's other fields (a
+    /// call's inferred type, TVM's `struct_info_`): not a child, never
+    /// compared or hashed, and reset to its `Default` by every rebuild that
+    /// changes a child, copy-on-write or in place, so it is never stale.
+    #[darling(default)]
+    pub cache: darling::util::Flag,
 }
 
 /// One variant of a family enum.

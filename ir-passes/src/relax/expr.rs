@@ -170,12 +170,13 @@ pub type Attrs = Vec<(String, AttrValue)>;
 /// `op(args)`: `R.add(x, y)`, `cls.f(x)`, `f(x)`.
 ///
 /// Made with [`Call::new`] (or [`Expr::call_op`](super::Expr::call_op)) and
-/// read through accessors: a call remembers the struct info inferred for
-/// it, as TVM's `struct_info_` does, and private fields mean no call can
-/// change under the struct info it remembers. A pass that rebuilds a call
-/// with operands of the same struct info (variables renamed, say) gets the
-/// remembered struct info carried over by the mutator, with no new
-/// inference.
+/// read through accessors. A call remembers the struct info inferred for
+/// it, as TVM's `struct_info_` does: an `#[ir(cache)]` field, which every
+/// rebuild that changes an operand resets (copy-on-write or in place), and
+/// which private fields keep anything else from making stale. A pass that
+/// rebuilds a call over operands of the very same struct info (variables
+/// renamed, say) gets the remembered struct info carried over by the
+/// mutator, with no new inference.
 ///
 /// ```
 /// use ir_passes::relax::{Call, DataType, Expr, StructInfo, Var, sinfo_of};
@@ -199,9 +200,10 @@ pub struct Call {
     attrs: Attrs,
     /// Struct info arguments (the result type of an opaque call).
     sinfo_args: Vec<StructInfo>,
-    /// The struct info inferred for this call, once asked for.
-    #[ir(skip, eq = false)]
-    inferred: InferredSinfo,
+    /// The struct info inferred for this call, once the builder bound it
+    /// (a rebuild that changes an operand resets it).
+    #[ir(cache)]
+    inferred: Option<StructInfo>,
 }
 
 impl Call {
@@ -212,7 +214,7 @@ impl Call {
             args: args.into(),
             attrs: Attrs::new(),
             sinfo_args: Vec::new(),
-            inferred: InferredSinfo::default(),
+            inferred: None,
         }
     }
 
@@ -220,7 +222,7 @@ impl Call {
     pub fn with_attrs(self, attrs: Attrs) -> Self {
         Call {
             attrs,
-            inferred: InferredSinfo::default(),
+            inferred: None,
             ..self
         }
     }
@@ -229,7 +231,7 @@ impl Call {
     pub fn with_sinfo_args(self, sinfo_args: Vec<StructInfo>) -> Self {
         Call {
             sinfo_args,
-            inferred: InferredSinfo::default(),
+            inferred: None,
             ..self
         }
     }
@@ -256,36 +258,14 @@ impl Call {
 
     /// The struct info inferred for this call, if it was remembered.
     pub(crate) fn inferred(&self) -> Option<&StructInfo> {
-        self.inferred.0.as_ref()
+        self.inferred.as_ref()
     }
 
     /// Remembers `sinfo` as this call's inferred struct info. Set only by
     /// this crate, on a call it holds the only handle of, once its operands
     /// are final.
     pub(crate) fn remember(&mut self, sinfo: StructInfo) {
-        self.inferred.0 = Some(sinfo);
-    }
-}
-
-/// A call's remembered struct info. A copy of a call starts without it:
-/// the derived rebuild copies skipped fields into a call whose operands may
-/// differ, so nothing remembered may travel with them.
-#[derive(Default)]
-pub(crate) struct InferredSinfo(Option<StructInfo>);
-
-impl Clone for InferredSinfo {
-    fn clone(&self) -> Self {
-        InferredSinfo::default()
-    }
-}
-
-impl std::fmt::Debug for InferredSinfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(if self.0.is_some() {
-            "inferred"
-        } else {
-            "not inferred"
-        })
+        self.inferred = Some(sinfo);
     }
 }
 

@@ -124,7 +124,8 @@ impl Expr {
     }
 
     /// The operator `R.<name>` as a callee. A registered operator is one
-    /// node shared by every call of it.
+    /// node shared by every call of it; any other name gives a new node
+    /// (which inference and `well_formed` then report).
     pub fn op(name: &str) -> Expr {
         ops::op_expr(name)
     }

@@ -6,7 +6,8 @@
 //! overrides one kind gets the rest:
 //!
 //! * every expression a hook returns, if it changed, is normalized into the
-//!   current block (A-normal form, struct info re-derived);
+//!   current block (A-normal form, struct info re-derived; a call rebuilt
+//!   over operands of the very same struct info keeps what it remembered);
 //! * a block begins and ends a builder block; a binding re-emits itself with
 //!   its visited value and variable, and a variable whose struct info
 //!   changed is replaced, at its definition and at every later use;
@@ -35,7 +36,8 @@ pub struct MutatorState {
     pub error: Option<BuilderError>,
     /// The last expression the entry hook normalized, with the struct info
     /// it derived: the binding hook that re-emits it reads the struct info
-    /// here instead of deriving it again.
+    /// here instead of deriving it again. Not kept for a call, which
+    /// remembers its own.
     last_normalized: Option<(Expr, StructInfo)>,
 }
 
