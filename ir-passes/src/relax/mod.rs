@@ -194,6 +194,16 @@ impl Var {
         })
     }
 
+    /// A new variable of the same name and struct info: a dataflow variable
+    /// if `dataflow`, else a plain one (the name is copied, not re-read).
+    pub fn with_dataflow(v: &Var, dataflow: bool) -> Node<Var> {
+        Node::new(Var {
+            name: v.name.clone(),
+            dataflow,
+            sinfo: v.sinfo.clone(),
+        })
+    }
+
     /// A new variable of the same name and kind, of struct info `sinfo`.
     pub fn with_sinfo(v: &Var, sinfo: StructInfo) -> Node<Var> {
         Node::new(Var {

@@ -261,11 +261,7 @@ impl ExprMutator for Canonicalize {
         let target = self.plan.rename_def.get(&v.id()).cloned();
         let current = target.clone().unwrap_or_else(|| v.clone());
         if self.plan.demote.contains(&current.id()) {
-            let demoted = Node::new(Var {
-                name: current.name.clone(),
-                dataflow: true,
-                sinfo: current.sinfo.clone(),
-            });
+            let demoted = Var::with_dataflow(&current, true);
             // Uses name the renamed variable: they follow to the new one.
             self.state.remap(&current, &demoted);
             return Transformed::Replace(demoted);

@@ -45,7 +45,7 @@ impl ExprMutator for ToNonDataflow {
     /// remaps its uses.
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         if v.dataflow {
-            Transformed::Replace(Var::new(&v.name, v.sinfo.clone()))
+            Transformed::Replace(Var::with_dataflow(v, false))
         } else {
             Transformed::Keep
         }
