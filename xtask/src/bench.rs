@@ -8,7 +8,10 @@
 //! TVM's anchor script on the same flat program, in the same run, and prints
 //! the ratios; it needs a Python with `apache-tvm==0.27.0.post1`, given by
 //! `IRKIT_TVM_PYTHON` (the anchors' directory by `IRKIT_TVM_ANCHORS`,
-//! default `../shared/anchors/tvm`).
+//! default `../shared/anchors/tvm`). `--rounds K` (with `--vs-tvm`) runs
+//! ours and TVM's in turn K times and compares the medians over the rounds:
+//! on a shared machine whose speed drifts over minutes, a slow spell then
+//! falls on both sides rather than on one.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -23,8 +26,8 @@ struct Tables {
     headers: BTreeMap<String, Vec<String>>,
     rows: BTreeMap<String, Vec<Vec<String>>>,
     notes: BTreeMap<String, Vec<String>>,
-    /// (pass, N) -> ns per binding, for `--vs-tvm`.
-    per_binding: BTreeMap<(String, usize), f64>,
+    /// (pass, N) -> ns per binding, one per round, for `--vs-tvm`.
+    per_binding: BTreeMap<(String, usize), Vec<f64>>,
 }
 
 impl Tables {
@@ -52,11 +55,24 @@ impl Tables {
                 "irkit-ns-per-binding" => {
                     if let (Ok(n), Some(Ok(ns))) = (rest[0].parse(), rest.get(1).map(|v| v.parse()))
                     {
-                        self.per_binding.insert((table.to_owned(), n), ns);
+                        self.per_binding
+                            .entry((table.to_owned(), n))
+                            .or_default()
+                            .push(ns);
                     }
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A later round's output: only its ns per binding are kept (the
+    /// tables show the first round's rows).
+    fn take_measurements(&mut self, stdout: &str) {
+        let mut round = Tables::default();
+        round.take(stdout);
+        for (cell, values) in round.per_binding {
+            self.per_binding.entry(cell).or_default().extend(values);
         }
     }
 
@@ -130,9 +146,21 @@ pub fn run(args: &[String]) -> Result<(), String> {
         ));
     }
     let run_section = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    let rounds = match args.iter().position(|a| a == "--rounds") {
+        None => 1,
+        Some(i) => match args.get(i + 1).and_then(|r| r.parse::<usize>().ok()) {
+            Some(r) if r >= 1 && vs_tvm => r,
+            _ => {
+                return Err(
+                    "bench: --rounds takes a number of rounds (1 or more), with --vs-tvm".into(),
+                );
+            }
+        },
+    };
     if let Some(unknown) = args.iter().enumerate().find_map(|(i, a)| {
-        let is_value = i > 0 && args[i - 1] == "--only";
-        (!is_value && !matches!(a.as_str(), "--quick" | "--vs-tvm" | "--only")).then_some(a)
+        let is_value = i > 0 && matches!(args[i - 1].as_str(), "--only" | "--rounds");
+        (!is_value && !matches!(a.as_str(), "--quick" | "--vs-tvm" | "--only" | "--rounds"))
+            .then_some(a)
     }) {
         return Err(format!("bench: unknown option {unknown}"));
     }
@@ -191,7 +219,19 @@ pub fn run(args: &[String]) -> Result<(), String> {
         compile_table(&mut tables, quick)?;
     }
     if let Some(python) = tvm_python {
-        vs_tvm_tables(&mut tables, &python, quick)?;
+        let mut tvm = BTreeMap::new();
+        run_tvm(&python, quick, &mut tvm)?;
+        // Later rounds: ours (the sections compared with TVM) and TVM's again.
+        for round in 2..=rounds {
+            eprintln!("xtask: round {round} of {rounds}");
+            for section in ["relay", "relax"] {
+                if run_section(section) {
+                    tables.take_measurements(&run_bench(section, &[], quick)?);
+                }
+            }
+            run_tvm(&python, quick, &mut tvm)?;
+        }
+        vs_tvm_tables(&mut tables, &tvm, quick, rounds);
     }
     tables.print();
     Ok(())
@@ -348,15 +388,25 @@ fn run_python(python: &str, script: &std::path::Path, args: &[String]) -> Result
     Ok(out.stdout)
 }
 
-fn vs_tvm_tables(tables: &mut Tables, python: &str, quick: bool) -> Result<(), String> {
-    let anchors = std::env::var_os("IRKIT_TVM_ANCHORS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("../shared/anchors/tvm"));
-    let sizes: Vec<usize> = if quick {
+/// The sizes compared with TVM.
+fn tvm_sizes(quick: bool) -> Vec<usize> {
+    if quick {
         vec![1_000, 10_000]
     } else {
         vec![1_000, 10_000, 100_000, 1_000_000]
-    };
+    }
+}
+
+/// One run of TVM's scripts: its ns per binding by (key, N) go to `into`.
+fn run_tvm(
+    python: &str,
+    quick: bool,
+    into: &mut BTreeMap<(String, usize), Vec<f64>>,
+) -> Result<(), String> {
+    let anchors = std::env::var_os("IRKIT_TVM_ANCHORS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("../shared/anchors/tvm"));
+    let sizes = tvm_sizes(quick);
     let n_args = |sizes: &[usize]| -> Vec<String> {
         std::iter::once("--n".to_owned())
             .chain(sizes.iter().map(|n| n.to_string()))
@@ -389,6 +439,31 @@ fn vs_tvm_tables(tables: &mut Tables, python: &str, quick: bool) -> Result<(), S
     let mut args = n_args(&sizes);
     args.extend(["--parse-max-n".into(), "10000".into()]);
     read_tvm(&run_python(python, &text_script, &args)?, &mut tvm);
+    for (cell, ns) in tvm {
+        into.entry(cell).or_default().push(ns);
+    }
+    Ok(())
+}
+
+/// The median of one cell's rounds (the mean of two).
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let mid = v.len() / 2;
+    if v.len().is_multiple_of(2) {
+        (v[mid - 1] + v[mid]) / 2.0
+    } else {
+        v[mid]
+    }
+}
+
+fn vs_tvm_tables(
+    tables: &mut Tables,
+    tvm: &BTreeMap<(String, usize), Vec<f64>>,
+    quick: bool,
+    rounds: usize,
+) {
+    let sizes = tvm_sizes(quick);
     for (title, pairs) in [
         (
             "Against TVM 0.27: Relay's flat program against TVM's (same run), ns per binding",
@@ -408,6 +483,7 @@ fn vs_tvm_tables(tables: &mut Tables, python: &str, quick: bool) -> Result<(), S
                 ) else {
                     continue;
                 };
+                let (us, them) = (median(us), median(them));
                 let speedup = them / us;
                 rows.push(vec![
                     ours.to_string(),
@@ -430,6 +506,16 @@ fn vs_tvm_tables(tables: &mut Tables, python: &str, quick: bool) -> Result<(), S
             ],
             rows,
         );
+        if rounds > 1 {
+            tables
+                .notes
+                .entry(title.to_owned())
+                .or_default()
+                .push(format!(
+                    "{rounds} rounds, ours then TVM's in turn; each cell is the median over the \
+                 rounds of each round's figure (ours: a median of runs; TVM's: its script's). \
+                 The tables above show the first round."
+                ));
+        }
     }
-    Ok(())
 }

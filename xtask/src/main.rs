@@ -7,7 +7,7 @@
 //! * `expand <example | file.rs>`: prints what the derives generate for every
 //!   `#[derive(Visitable)]` / `#[derive(Mutable)]` / `#[derive(StructuralEq)]`
 //!   item in that file.
-//! * `bench [--quick] [--vs-tvm] [--only SECTION]`: runs the benchmarks and
+//! * `bench [--quick] [--vs-tvm [--rounds K]] [--only SECTION]`: runs the benchmarks and
 //!   prints their markdown tables (see `bench.rs`).
 
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ mod bench;
 mod compile_time;
 mod expand;
 
-const USAGE: &str = "usage: cargo xtask <ci | bless | bench [--quick] [--vs-tvm] [--only SECTION] | expand <example | file.rs>>";
+const USAGE: &str = "usage: cargo xtask <ci | bless | bench [--quick] [--vs-tvm [--rounds K]] [--only SECTION] | expand <example | file.rs>>";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
