@@ -17,7 +17,8 @@ use crate::{Family, Node, NodeKind, Transformed};
 
 /// Default recursion of a mutator on a node struct (derived): mutate every
 /// child in field declaration order and return the new contents if any
-/// changed. Non-child fields are cloned into the new contents unchanged.
+/// changed. Non-child fields are cloned into the new contents unchanged,
+/// except `#[ir(cache)]` fields, which start again from `Default`.
 pub trait RebuildFields<M: ?Sized>: Sized {
     /// [`Transformed::Keep`] when no child changed.
     fn rebuild_fields(&self, mutator: &mut M) -> Transformed<Self>;

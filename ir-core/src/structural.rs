@@ -12,6 +12,7 @@
 //! | `#[ir(skip, eq = false)]` | any | no (spans, name hints) |
 //! | `#[ir(skip, eq = true)]` | any | yes (a variable's dtype, say) |
 //! | `#[ir(annotation)]` | any | always, structurally (a variable's type); never walked by passes |
+//! | `#[ir(cache)]` | any | no (worked out from the other fields: a call's inferred type) |
 //!
 //! # Which nodes correspond
 //!

@@ -29,7 +29,8 @@ pub fn derive_visitable(input: TokenStream) -> TokenStream {
 /// Generates copy-on-write mutation.
 ///
 /// * On a node struct: `Mutate` (mutate children, rebuild only if one
-///   changed, carry other fields over), from which ir-core gives it
+///   changed, carry other fields over, reset `#[ir(cache)]` fields), from
+///   which ir-core gives it
 ///   `RebuildFields`.
 /// * On a family enum: the `<Family>Mutator` trait with `mutate_<family>` and
 ///   one `mutate_<kind>` hook per kind; with `#[ir(rewriter)]` on the family,
@@ -53,7 +54,8 @@ pub fn derive_mutable(input: TokenStream) -> TokenStream {
 /// identity (sharing is observable, TVM's graph nodes) and `#[ir(def)]` makes
 /// typed fields of the kind binders matched by position; on a skipped field,
 /// `#[ir(skip, eq = false)]` leaves it out (spans, name hints). Other skipped
-/// fields are compared with `==` and hashed with `Hash`.
+/// fields are compared with `==` and hashed with `Hash`; `#[ir(cache)]`
+/// fields are ignored.
 #[proc_macro_derive(StructuralEq, attributes(ir))]
 pub fn derive_structural_eq(input: TokenStream) -> TokenStream {
     run(input, Derive::StructuralEq)

@@ -27,11 +27,37 @@ pub struct Seq {
     pub inferred: Inferred,
 }
 
+// A cache is never walked: `skip` says it again, `tail` contradicts it.
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Pair {
+    pub first: Expr,
+    #[ir(cache, skip)]
+    pub once: Inferred,
+    #[ir(cache, tail)]
+    pub second: Expr,
+}
+
+// A cache is never compared: an `annotation` always is.
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub struct Typed {
+    pub value: Expr,
+    #[ir(cache, annotation)]
+    pub ty: Inferred,
+}
+
 #[derive(Debug, Clone, Visitable, Mutable)]
 pub enum Expr {
     Lit(Node<Lit>),
     Neg(Node<Neg>),
     Seq(Node<Seq>),
+    Pair(Node<Pair>),
+    Typed(Node<Typed>),
+}
+
+// A family variant is a child, never a cache.
+#[derive(Debug, Clone, Visitable, Mutable)]
+pub enum Stmt {
+    Eval(#[ir(cache)] Node<Lit>),
 }
 
 fn main() {}

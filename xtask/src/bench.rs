@@ -475,6 +475,7 @@ fn vs_tvm_tables(
         ),
     ] {
         let mut rows = Vec::new();
+        let mut uneven = Vec::new();
         for (ours, key, target) in pairs {
             for &n in &sizes {
                 let (Some(us), Some(them)) = (
@@ -483,6 +484,13 @@ fn vs_tvm_tables(
                 ) else {
                     continue;
                 };
+                if us.len() != them.len() {
+                    uneven.push(format!(
+                        "{ours} at N={n}: {} rounds of ours, {} of TVM's",
+                        us.len(),
+                        them.len()
+                    ));
+                }
                 let (us, them) = (median(us), median(them));
                 let speedup = them / us;
                 rows.push(vec![
@@ -513,9 +521,53 @@ fn vs_tvm_tables(
                 .or_default()
                 .push(format!(
                     "{rounds} rounds, ours then TVM's in turn; each cell is the median over the \
-                 rounds of each round's figure (ours: a median of runs; TVM's: its script's). \
-                 The tables above show the first round."
+                 rounds of each side's figure of the round. The tables above show the first \
+                 round."
                 ));
         }
+        if !uneven.is_empty() {
+            tables
+                .notes
+                .entry(title.to_owned())
+                .or_default()
+                .push(format!(
+                    "Cells with a figure missing from some round (a run that failed): {}.",
+                    uneven.join("; ")
+                ));
+        }
+    }
+    // Growth over the rounds: the same pooled figures, largest N against the
+    // smallest (a single round's growth, in the table above, inherits its
+    // round's slow spells).
+    if rounds > 1 {
+        let (first, last) = (sizes[0], sizes[sizes.len() - 1]);
+        let rows = RELAX_PAIRS
+            .iter()
+            .filter_map(|(ours, _, _)| {
+                let at = |n| {
+                    tables
+                        .per_binding
+                        .get(&(ours.to_string(), n))
+                        .map(|v| median(v))
+                };
+                let (small, large) = (at(first)?, at(last)?);
+                let growth = large / small;
+                Some(vec![
+                    ours.to_string(),
+                    format!("{small:.1}"),
+                    format!("{large:.1}"),
+                    format!("{growth:.2}"),
+                    "<= 2".to_owned(),
+                    if growth <= 2.0 { "met" } else { "MISSED" }.to_owned(),
+                ])
+            })
+            .collect();
+        let large = format!("N={last}");
+        let small = format!("N={first}");
+        tables.push(
+            &format!("Relax growth over {rounds} rounds, ns per binding (median over rounds)"),
+            &["operation", &small, &large, "growth", "target", "verdict"],
+            rows,
+        );
     }
 }

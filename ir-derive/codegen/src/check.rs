@@ -58,7 +58,12 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                         .with_span(&f.ty),
                 );
             }
-            for f in fields.fields.iter().filter(|f| f.annotation.is_present()) {
+            // A cache field's misuse is reported once, by the cache check.
+            for f in fields
+                .fields
+                .iter()
+                .filter(|f| f.annotation.is_present() && !f.cache.is_present())
+            {
                 if f.skip.is_present() || f.eq.is_some() || f.tail.is_present() {
                     errors.push(
                         Error::custom(
@@ -85,7 +90,10 @@ pub fn check(input: Input) -> (Model, Vec<Error>) {
                 }
             }
             if let Some(cache) = fields.fields.iter().find(|f| f.cache.is_present())
-                && fields.fields.iter().any(|f| f.tail.is_present())
+                && fields
+                    .fields
+                    .iter()
+                    .any(|f| f.tail.is_present() && !f.cache.is_present())
             {
                 errors.push(
                     Error::custom(
@@ -349,7 +357,13 @@ fn field_model(index: usize, field: Field, type_params: &[syn::Ident]) -> FieldM
         } else {
             field.eq
         },
-        cache: field.cache.is_present(),
+        // A cache misused with other attributes is generated as a plain
+        // skipped field: the cache check's error is the only one.
+        cache: field.cache.is_present()
+            && !field.skip.is_present()
+            && field.eq.is_none()
+            && !field.tail.is_present()
+            && !field.annotation.is_present(),
         generic,
         tail: field.tail.is_present() && !field.skip.is_present() && !field.cache.is_present(),
         span,
@@ -408,7 +422,10 @@ fn not_a_child(field: &FieldModel) -> Error {
 /// `tail` marks one child, the last one: the driver visits the others first,
 /// as the derived walk does.
 fn check_tail(fields: &[Field], errors: &mut darling::error::Accumulator) {
-    let mut tails = fields.iter().filter(|f| f.tail.is_present());
+    // A cache marked `tail` is reported by the cache check alone.
+    let mut tails = fields
+        .iter()
+        .filter(|f| f.tail.is_present() && !f.cache.is_present());
     if let Some(first) = tails.next() {
         for extra in tails {
             errors.push(

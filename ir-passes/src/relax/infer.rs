@@ -287,6 +287,45 @@ mod tests {
     }
 
     #[test]
+    fn the_builder_remembers_and_a_rebuild_over_a_retyped_operand_forgets() {
+        use crate::relax::{BlockBuilder, MutatorState, run_mutator};
+        use crate::relax::{ExprMutator, PrimExprMutator, StructInfoMutator};
+        let (x, y) = (Var::new("x", tensor(4)), Var::new("y", tensor(8)));
+        let bound = BlockBuilder::new()
+            .normalize(Expr::call_op("negative", [Expr::Var(x.clone())]))
+            .unwrap();
+        let Expr::Call(c) = &bound else {
+            unreachable!()
+        };
+        assert!(c.inferred().is_some(), "the builder remembers");
+
+        #[derive(Default)]
+        struct Retype(MutatorState);
+        impl PrimExprMutator for Retype {}
+        impl StructInfoMutator for Retype {}
+        impl ExprMutator for Retype {
+            fn mutator_state(&mut self) -> &mut MutatorState {
+                &mut self.0
+            }
+        }
+        let mut pass = Retype::default();
+        pass.0.remap(&x, &y);
+        let Expr::Call(c) = run_mutator(&mut pass, &bound).unwrap() else {
+            unreachable!()
+        };
+        // Inferred again for the new operand (and remembered by the builder).
+        assert!(ir_core::structural::structural_eq(
+            c.inferred().unwrap(),
+            &tensor(8)
+        ));
+        let Expr::Call(mut c) = bound else {
+            unreachable!()
+        };
+        assert!(ir_core::Node::mutate_in_place(&mut c, &mut pass));
+        assert!(c.inferred().is_none(), "reset in place");
+    }
+
+    #[test]
     fn a_call_rebuilt_over_renamed_operands_keeps_its_struct_info() {
         let x = Var::new("x", tensor(4));
         let old = bound_add(&x);
