@@ -637,7 +637,7 @@ impl BlockBuilder {
                 }
                 Ok(match args {
                     Some(args) => super::expr::Call::new(c.op().clone(), args)
-                        .with_attrs(c.attrs().clone())
+                        .with_attrs(c.attrs().to_vec())
                         .with_sinfo_args(c.sinfo_args().to_vec())
                         .into(),
                     None => value,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use ir_core::{IdMap, Node, stack};
 
 use super::dtype::DataType;
-use super::expr::{AttrValue, Attrs, Call, Expr, Function, SeqExpr, Var};
+use super::expr::{AttrValue, Call, Expr, Function, SeqExpr, Var};
 use super::free_vars::free_vars;
 use super::module::RelaxModule;
 use super::ops::{attr, axes_attr, normalize_axis};
@@ -597,7 +597,7 @@ fn unary(t: &Tensor, f: impl Fn(f64) -> f64) -> Result<Tensor, String> {
     )
 }
 
-fn kernel(name: &str, args: &[Value], attrs: &Attrs) -> Result<Value, String> {
+fn kernel(name: &str, args: &[Value], attrs: &[(String, AttrValue)]) -> Result<Value, String> {
     let t = |i: usize| -> Result<&Tensor, String> {
         args.get(i)
             .ok_or_else(|| format!("R.{name} needs argument {i}"))?
@@ -786,7 +786,7 @@ fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, String> {
     Tensor::new(a.dtype, shape, data)
 }
 
-fn conv2d(x: &Tensor, w: &Tensor, attrs: &Attrs) -> Result<Tensor, String> {
+fn conv2d(x: &Tensor, w: &Tensor, attrs: &[(String, AttrValue)]) -> Result<Tensor, String> {
     for (key, want) in [
         ("data_layout", "NCHW"),
         ("kernel_layout", "OIHW"),

@@ -13,7 +13,7 @@ use super::sinfo::{ShapeStructInfo, StructInfo, TensorStructInfo};
 
 /// How an operator derives its result from its arguments' struct info,
 /// borrowed: a call's operands are not copied to be looked at.
-type Infer = fn(&[&StructInfo], &Attrs) -> Result<StructInfo, String>;
+type Infer = fn(&[&StructInfo], &[(String, AttrValue)]) -> Result<StructInfo, String>;
 
 /// A registered operator.
 pub struct OpDef {
@@ -68,7 +68,7 @@ static OPS: &[OpDef] = &[
 
 /// A closure, or a call of one whose result type the call does not give
 /// (`ty_args`, which takes precedence, is checked by the caller).
-fn closure_object(_: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn closure_object(_: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     Ok(StructInfo::object())
 }
 
@@ -111,7 +111,11 @@ pub fn op_expr(name: &str) -> Expr {
 }
 
 /// The struct info of `name(args)` with `attrs`.
-pub fn infer_call(name: &str, args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+pub fn infer_call(
+    name: &str,
+    args: &[&StructInfo],
+    attrs: &[(String, AttrValue)],
+) -> Result<StructInfo, String> {
     let def = lookup(name).ok_or_else(|| format!("unknown operator R.{name}"))?;
     if args.len() != def.arity {
         return Err(format!(
@@ -130,12 +134,12 @@ fn tensor<'a>(s: &'a StructInfo, what: &str) -> Result<&'a TensorStructInfo, Str
         .ok_or_else(|| format!("{what} must be a tensor"))
 }
 
-pub(super) fn attr<'a>(attrs: &'a Attrs, key: &str) -> Option<&'a AttrValue> {
+pub(super) fn attr<'a>(attrs: &'a [(String, AttrValue)], key: &str) -> Option<&'a AttrValue> {
     attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
 /// An axis list attribute: `axis=1`, `axis=[0, 2]`, `axis=None`.
-pub(super) fn axes_attr(attrs: &Attrs, key: &str) -> Option<Vec<i64>> {
+pub(super) fn axes_attr(attrs: &[(String, AttrValue)], key: &str) -> Option<Vec<i64>> {
     match attr(attrs, key)? {
         AttrValue::Int(i) => Some(vec![*i]),
         AttrValue::Ints(v) => Some(v.clone()),
@@ -189,7 +193,7 @@ fn broadcast_at<'a>(
     }
 }
 
-fn broadcast(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn broadcast(args: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let (a, b) = (
         tensor(args[0], "the first operand")?,
         tensor(args[1], "the second operand")?,
@@ -228,12 +232,12 @@ fn broadcast(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, dtype))
 }
 
-fn unary(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn unary(args: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     tensor(args[0], "the operand")?;
     Ok(args[0].clone())
 }
 
-fn matmul(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn matmul(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let (a, b) = (
         tensor(args[0], "the first operand")?,
         tensor(args[1], "the second operand")?,
@@ -291,7 +295,7 @@ fn product(dims: &[PrimExpr]) -> PrimExpr {
     }
 }
 
-fn reshape(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn reshape(args: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let x = tensor(args[0], "the data")?;
     let target = args[1]
         .as_shape_struct_info()
@@ -329,7 +333,7 @@ fn reshape(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, x.dtype))
 }
 
-fn permute_dims(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn permute_dims(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let x = tensor(args[0], "the data")?;
     if x.ndim < 0 {
         return Ok(args[0].clone());
@@ -365,7 +369,7 @@ fn permute_dims(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, Strin
     })
 }
 
-fn concat(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn concat(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let fields = &args[0]
         .as_tuple_struct_info()
         .ok_or("concat takes a tuple of tensors")?
@@ -420,7 +424,7 @@ fn concat(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, dtype))
 }
 
-fn sum(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn sum(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let x = tensor(args[0], "the data")?;
     let keepdims = matches!(attr(attrs, "keepdims"), Some(AttrValue::Bool(true)));
     let axes = axes_attr(attrs, "axis");
@@ -454,7 +458,7 @@ fn sum(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     Ok(StructInfo::tensor(out, x.dtype))
 }
 
-fn shape_of(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
+fn shape_of(args: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let x = tensor(args[0], "the data")?;
     Ok(ShapeStructInfo {
         values: x.shape.clone(),
@@ -463,7 +467,7 @@ fn shape_of(args: &[&StructInfo], _: &Attrs) -> Result<StructInfo, String> {
     .into())
 }
 
-fn astype(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn astype(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let x = tensor(args[0], "the data")?;
     let dtype = match attr(attrs, "dtype") {
         Some(AttrValue::Str(s)) => s.parse()?,
@@ -475,14 +479,18 @@ fn astype(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
     })
 }
 
-fn ints_attr(attrs: &Attrs, key: &str, len: usize) -> Result<Vec<i64>, String> {
+fn ints_attr(attrs: &[(String, AttrValue)], key: &str, len: usize) -> Result<Vec<i64>, String> {
     match attr(attrs, key) {
         Some(AttrValue::Ints(v)) if v.len() == len => Ok(v.clone()),
         _ => Err(format!("conv2d's {key} needs {len} integers")),
     }
 }
 
-fn layout_attr(attrs: &Attrs, key: &str, letters: &str) -> Result<Vec<usize>, String> {
+fn layout_attr(
+    attrs: &[(String, AttrValue)],
+    key: &str,
+    letters: &str,
+) -> Result<Vec<usize>, String> {
     let Some(AttrValue::Str(layout)) = attr(attrs, key) else {
         return Err(format!("conv2d needs a {key}"));
     };
@@ -497,7 +505,7 @@ fn layout_attr(attrs: &Attrs, key: &str, letters: &str) -> Result<Vec<usize>, St
 
 /// 2-D convolution in any of the layouts of `N`, `C`, `H`, `W` (data and
 /// result) and `O`, `I`, `H`, `W` (kernel).
-fn conv2d(args: &[&StructInfo], attrs: &Attrs) -> Result<StructInfo, String> {
+fn conv2d(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     let (x, w) = (tensor(args[0], "the data")?, tensor(args[1], "the kernel")?);
     let dtype = match attr(attrs, "out_dtype") {
         Some(AttrValue::Str(s)) => s.parse()?,

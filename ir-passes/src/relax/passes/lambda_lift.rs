@@ -222,7 +222,7 @@ impl ExprMutator for LambdaLift<'_> {
             args.extend(l.pass_on.iter().cloned().map(Expr::Var));
             return Transformed::Replace(
                 Call::new(Expr::GlobalVar(l.global), args)
-                    .with_attrs(c.attrs().clone())
+                    .with_attrs(c.attrs().to_vec())
                     .with_sinfo_args(c.sinfo_args().to_vec())
                     .into(),
             );
