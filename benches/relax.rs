@@ -175,14 +175,32 @@ impl Fixture {
     }
 }
 
+/// Runs every row at `n`, untimed, for a few seconds before anything is
+/// measured (criterion warms up each benchmark for 3 s). The first cells
+/// measured by a fresh process, right after a compile or after TVM's script
+/// freed its gigabytes, were up to twice as slow as the same cells a minute
+/// later.
+fn warm_up(ops: &[&str], n: usize) {
+    let mut fx = Fixture::new(n);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(3) {
+        for op in ops {
+            drop(black_box(fx.run(op)));
+        }
+    }
+}
+
 /// `op`'s growth, `large`'s cost per binding over `small`'s, measured in
-/// pairs close in time: a batch of runs at the small size (their median),
-/// then two runs at the large one (the second counts: the first may pay to
-/// get back memory the allocator returned meanwhile), the ratio of each
-/// pair, the median over pairs. This host's speed changes by up to 2× for a second or so at a
-/// time; the table's columns are measured minutes apart, so their ratio can
-/// compare a fast spell with a slow one, while a pair's two halves share
-/// theirs. Returns the median ratio and the pairs' lowest and highest.
+/// pairs close in time. Each pair: two runs at the large size, the second
+/// timed; then, right after it, one untimed run at the small size and a
+/// batch of timed ones (their median). Each size's first run after the
+/// other's pays for caches the other evicted and memory the allocator
+/// returned meanwhile, so neither counts. The result is the median of the
+/// pairs' ratios, with their lowest and highest.
+///
+/// This host's speed changes by up to 2× for a second or so at a time; the
+/// table's columns are measured minutes apart, so their ratio can set a
+/// fast spell against a slow one, while a pair's two halves are adjacent.
 fn paired_growth(op: &str, small: &mut Fixture, large: &mut Fixture) -> (f64, f64, f64) {
     let time = |fx: &mut Fixture| {
         let t = Instant::now();
@@ -191,25 +209,21 @@ fn paired_growth(op: &str, small: &mut Fixture, large: &mut Fixture) -> (f64, f6
         drop(result);
         elapsed
     };
-    // Warm both up (caches, the allocator's pages, the mutator's scratch).
-    time(small);
-    time(large);
     let mut ratios = Vec::new();
     let start = Instant::now();
     while ratios.len() < 3 || (start.elapsed() < Duration::from_secs(2) && ratios.len() < 15) {
+        time(large);
+        let large_ns = time(large).as_nanos() as f64 / large.n as f64;
+        time(small);
         let mut batch = Vec::new();
         let batch_start = Instant::now();
-        while batch.len() < 5
+        while batch.len() < 9
             || (batch_start.elapsed() < Duration::from_millis(5) && batch.len() < 200)
         {
             batch.push(time(small));
         }
         batch.sort();
         let small_ns = batch[batch.len() / 2].as_nanos() as f64 / small.n as f64;
-        // The first run at the large N may pay to get back memory the
-        // allocator returned while the small runs ran: the second counts.
-        time(large);
-        let large_ns = time(large).as_nanos() as f64 / large.n as f64;
         ratios.push(large_ns / small_ns);
     }
     ratios.sort_by(f64::total_cmp);
@@ -242,6 +256,7 @@ fn main() {
     let mut table: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let mut mb_per_s: Vec<(f64, f64)> = Vec::new();
     let mut allocations = Vec::new();
+    warm_up(&ops, sizes[0]);
     for &n in sizes {
         let mut fx = Fixture::new(n);
         let mut pass = Empty::default();
@@ -341,13 +356,17 @@ fn paired_growth_table(ops: &[&str], small: usize, large: usize) {
             ],
         );
         // For `cargo xtask bench --vs-tvm --rounds`.
-        println!("irkit-growth\trelax {op}\t{growth}");
+        println!(
+            "irkit-growth\trelax {op}\t{}\t{}\t{growth}",
+            small.n, large.n
+        );
     }
     note(
         GROWTH,
         &format!(
-            "N={} against N={}. Each pair: a batch of runs at the small N (their median), then \
-             two at the large N (the second counts); 3 to 15 pairs per row, the median of their ratios.",
+            "N={} against N={}. Each pair: two runs at the large N (the second timed), then \
+             one at the small N and a batch of at least 9 timed (their median); 3 to 15 pairs \
+             per row, the median of their ratios.",
             large.n, small.n
         ),
     );

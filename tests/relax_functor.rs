@@ -691,3 +691,34 @@ fn a_call_rebuilt_over_a_retyped_operand_is_inferred_again() {
         &tensor(8)
     ));
 }
+
+/// A call's children in TVM's order: the callee, the arguments, then the
+/// struct info arguments (kept out of line, walked as the call's own).
+#[test]
+fn a_call_walks_its_callee_then_its_arguments_then_its_struct_info_arguments() {
+    #[derive(Default)]
+    struct Log(Vec<&'static str>);
+    impl PrimExprVisitor for Log {}
+    impl StructInfoVisitor for Log {
+        fn visit_tensor_struct_info(&mut self, t: &Node<ir_passes::relax::TensorStructInfo>) {
+            self.0.push("TensorStructInfo");
+            t.walk(self);
+        }
+    }
+    impl ExprVisitor for Log {
+        fn visit_op(&mut self, _: &Node<Op>) {
+            self.0.push("Op");
+        }
+        fn visit_var(&mut self, _: &Node<Var>) {
+            self.0.push("Var");
+        }
+    }
+    let f = fixtures();
+    let opaque = StructInfo::tensor(vec![f.n.clone()], DataType::F32);
+    let call: Expr = Call::new(Expr::op("add"), [var(&f.x), var(&f.x)])
+        .with_sinfo_args(vec![opaque])
+        .into();
+    let mut log = Log::default();
+    log.visit_expr(&call);
+    assert_eq!(log.0, ["Op", "Var", "Var", "TensorStructInfo"]);
+}
