@@ -208,6 +208,14 @@ impl ExprMutator for PostPrinter {
         let r = c.rebuild(self).into();
         self.after("Call", r)
     }
+    fn mutate_extern_func(&mut self, e: &Node<ExternFunc>) -> Transformed<Expr> {
+        let r = e.rebuild(self).into();
+        self.after("ExternFunc", r)
+    }
+    fn mutate_global_var(&mut self, g: &Node<GlobalVar>) -> Transformed<Expr> {
+        let r = g.rebuild(self).into();
+        self.after("GlobalVar", r)
+    }
     fn mutate_if(&mut self, i: &Node<If>) -> Transformed<Expr> {
         let r = mutator::if_(self, i);
         self.after("If", r)
@@ -721,4 +729,196 @@ fn a_call_walks_its_callee_then_its_arguments_then_its_struct_info_arguments() {
     let mut log = Log::default();
     log.visit_expr(&call);
     assert_eq!(log.0, ["Op", "Var", "Var", "TensorStructInfo"]);
+}
+
+/// EF-13. TVM skips the global variable's mutator half; here it runs too.
+#[test]
+fn ef_13_extern_func_and_global_var() {
+    let extern_func: Expr = ExternFunc { name: "f".into() }.into();
+    assert_eq!(AstPrinter::of(&extern_func), "ExternFunc");
+    assert_eq!(PostPrinter::of(&extern_func), "ExternFunc");
+    let global: Expr = GlobalVar {
+        name: "gv".into(),
+        sinfo: None,
+    }
+    .into();
+    assert_eq!(AstPrinter::of(&global), "GlobalVar");
+    assert_eq!(PostPrinter::of(&global), "GlobalVar");
+}
+
+/// TVM's `dummy` of EF-14 and EF-15: a plain block, then a dataflow block
+/// that binds an output to a variable.
+const DUMMY: &str = r#"
+@I.ir_module
+class Module:
+    @R.function
+    def dummy(x: R.Tensor((10, 10), dtype="float32")) -> R.Tensor((10, 10), dtype="float32"):
+        lv: R.Tensor((10, 10), dtype="float32") = R.add(x, R.const(1, "float32"))
+        with R.dataflow():
+            gv: R.Tensor((10, 10), dtype="float32") = lv
+            R.output(gv)
+        return gv
+"#;
+
+fn dummy() -> Expr {
+    let module = ir_passes::relax::parse_module(DUMMY).unwrap();
+    Expr::Function(module.get("dummy").unwrap().clone())
+}
+
+/// What EF-14's and EF-15's visitors log for the dummy function (the
+/// parameter's definition, then each block; constants, sequences and the
+/// function itself are not logged).
+const DUMMY_LOG: &str = "VarDef\nBindingBlock\nVarBinding\nLeafCall\nInternalCall\nOp\nVar\nVarDef\n\
+                         DataflowBlock\nVarBinding\nVar\nVarDef\nVar";
+
+/// EF-14's visitors: `Internal` logs some kinds before the default
+/// traversal; `Leaf` overrides only calls, logs, then runs `Internal`'s hook
+/// (TVM's `super()`).
+#[derive(Default)]
+struct InternalVisitor {
+    log: Vec<&'static str>,
+    leaf: bool,
+}
+
+impl InternalVisitor {
+    fn internal_call(&mut self, c: &Node<Call>) {
+        self.log.push("InternalCall");
+        c.walk(self);
+    }
+}
+
+impl PrimExprVisitor for InternalVisitor {}
+impl StructInfoVisitor for InternalVisitor {}
+impl ExprVisitor for InternalVisitor {
+    fn visit_binding_block(&mut self, b: &Node<BindingBlock>) {
+        self.log.push(if b.dataflow {
+            "DataflowBlock"
+        } else {
+            "BindingBlock"
+        });
+        b.walk(self);
+    }
+    fn visit_binding(&mut self, b: &Node<Binding>) {
+        self.log.push("VarBinding");
+        b.walk(self);
+    }
+    fn visit_call(&mut self, c: &Node<Call>) {
+        if self.leaf {
+            self.log.push("LeafCall");
+        }
+        self.internal_call(c);
+    }
+    fn visit_var_def(&mut self, v: &Node<Var>) {
+        self.log.push(if v.dataflow {
+            "DataflowVarDef"
+        } else {
+            "VarDef"
+        });
+    }
+    fn visit_var(&mut self, _: &Node<Var>) {
+        self.log.push("Var");
+    }
+    fn visit_op(&mut self, _: &Node<Op>) {
+        self.log.push("Op");
+    }
+}
+
+/// EF-14. A hook that calls the one it overrides runs before it, and the
+/// default traversal follows.
+#[test]
+fn ef_14_a_visitor_hook_can_call_the_one_it_overrides() {
+    let f = fixtures();
+    let add = Expr::call_op("add", vec![var(&f.x), var(&f.y)]);
+    let log = |leaf: bool, e: &Expr| {
+        let mut v = InternalVisitor {
+            leaf,
+            ..Default::default()
+        };
+        v.visit_expr(e);
+        v.log.join("\n")
+    };
+    assert_eq!(log(false, &add), lines("InternalCall\nOp\nVar\nVar"));
+    assert_eq!(
+        log(true, &add),
+        lines("LeafCall\nInternalCall\nOp\nVar\nVar")
+    );
+    assert_eq!(log(true, &dummy()), lines(DUMMY_LOG));
+}
+
+/// EF-15's mutators: as EF-14's visitors, logging before the default
+/// mutation; they change nothing.
+#[derive(Default)]
+struct InternalMutator {
+    state: MutatorState,
+    log: Vec<&'static str>,
+    leaf: bool,
+}
+
+impl PrimExprMutator for InternalMutator {}
+impl StructInfoMutator for InternalMutator {}
+impl ExprMutator for InternalMutator {
+    fn mutator_state(&mut self) -> &mut MutatorState {
+        &mut self.state
+    }
+    fn mutate_binding_block(&mut self, b: &Node<BindingBlock>) -> Transformed<Expr> {
+        self.log.push(if b.dataflow {
+            "DataflowBlock"
+        } else {
+            "BindingBlock"
+        });
+        mutator::binding_block(self, b)
+    }
+    fn mutate_binding(&mut self, b: &Node<Binding>) -> Transformed<Expr> {
+        self.log.push("VarBinding");
+        mutator::binding(self, b)
+    }
+    fn mutate_call(&mut self, c: &Node<Call>) -> Transformed<Expr> {
+        if self.leaf {
+            self.log.push("LeafCall");
+        }
+        self.log.push("InternalCall");
+        c.rebuild(self).into()
+    }
+    fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
+        self.log.push(if v.dataflow {
+            "DataflowVarDef"
+        } else {
+            "VarDef"
+        });
+        mutator::var_def(self, v)
+    }
+    fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
+        self.log.push("Var");
+        mutator::var_use(self, v)
+    }
+    fn mutate_op(&mut self, o: &Node<Op>) -> Transformed<Expr> {
+        self.log.push("Op");
+        o.rebuild(self).into()
+    }
+}
+
+/// EF-15. The same with mutators: the same logs, and the input comes back
+/// as itself.
+#[test]
+fn ef_15_a_mutator_hook_can_call_the_one_it_overrides() {
+    let f = fixtures();
+    let add = Expr::call_op("add", vec![var(&f.x), var(&f.y)]);
+    let log = |leaf: bool, e: &Expr| {
+        let mut m = InternalMutator {
+            leaf,
+            ..Default::default()
+        };
+        let out = run_mutator(&mut m, e).unwrap();
+        assert!(
+            out.same_as(e),
+            "an overriding hook that defers changes nothing"
+        );
+        m.log.join("\n")
+    };
+    assert_eq!(log(false, &add), lines("InternalCall\nOp\nVar\nVar"));
+    assert_eq!(
+        log(true, &add),
+        lines("LeafCall\nInternalCall\nOp\nVar\nVar")
+    );
+    assert_eq!(log(true, &dummy()), lines(DUMMY_LOG));
 }
