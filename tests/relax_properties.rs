@@ -239,3 +239,57 @@ class Module:
     let err = run(&module, "main", vec![wrong, w]).unwrap_err();
     assert!(err.contains("extent"), "{err}");
 }
+
+/// Effects (`R.print`, `R.assert_op`): a bare statement, bound to a variable
+/// of no value; kept by dead-code elimination although nothing uses it; the
+/// interpreter checks an assertion and formats its message.
+#[test]
+fn effects_print_as_statements_survive_dce_and_assertions_are_checked() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((), dtype="bool"), y: R.Tensor((2,), dtype="float32")) -> R.Tensor((2,), dtype="float32"):
+        R.print(y, format=R.str("y is {}"))
+        R.assert_op(x, y, format=R.str("x fails for {}"))
+        z: R.Tensor((2,), dtype="float32") = R.add(y, y)
+        return z"#;
+    let module = parse_module(text).unwrap();
+    assert_eq!(print_module(&module), text);
+    let pipeline = registry().pipeline("dce").unwrap();
+    let out = PassContext::default().run(&pipeline, &module).unwrap();
+    assert_eq!(print_module(&out), text, "the effects stay");
+
+    let flag = |b: bool| {
+        Value::Tensor(Tensor::new(DataType::Bool, vec![], vec![f64::from(u8::from(b))]).unwrap())
+    };
+    let y = Value::Tensor(Tensor::new(DataType::F32, vec![2], vec![1.0, 2.0]).unwrap());
+    let Value::Tensor(z) = run(&module, "main", vec![flag(true), y.clone()]).unwrap() else {
+        panic!("a tensor")
+    };
+    assert_eq!(*z.data, vec![2.0, 4.0]);
+    let err = run(&module, "main", vec![flag(false), y]).unwrap_err();
+    assert!(err.starts_with("assertion failed: x fails for "), "{err}");
+
+    // A use of an effect's result is the empty tuple itself (TVM's
+    // normalizer), so the effect prints as a statement still.
+    let used = parse_module(
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main() -> R.Tuple:
+        v: R.Tuple = R.print(format=R.str("hi"))
+        return v"#,
+    )
+    .unwrap();
+    let printed = print_module(&used);
+    assert!(
+        printed.ends_with("        R.print(format=R.str(\"hi\"))\n        return R.tuple()"),
+        "{printed}"
+    );
+}

@@ -1,5 +1,6 @@
-//! TVM's own printed programs (from its Normalize, CanonicalizeBindings and
-//! DeadCodeElimination tests, printed by TVM 0.27) read back and printed
+//! TVM's own printed programs (from its Normalize, CanonicalizeBindings,
+//! DeadCodeElimination, EliminateCommonSubexpr, ConvertToDataflow and
+//! LambdaLift tests, printed by TVM 0.27) read back and printed
 //! again: `print(parse(text)) == text`. `tests/relax/tvm.pending` lists the
 //! files the dialect cannot express yet, with the reason; each must still
 //! fail, so the list stays true.

@@ -682,7 +682,7 @@ impl BlockBuilder {
             Expr::BindingBlock(_) | Expr::Binding(_) => {
                 err("a block or binding cannot be normalized as a value")
             }
-            _ => Ok(value),
+            _ => Ok(void_as_tuple(value)),
         })
     }
 
@@ -778,7 +778,7 @@ impl BlockBuilder {
     /// one binding; two equal nodes give two).
     pub fn normalize_argument(&mut self, e: Expr) -> Result<Expr, BuilderError> {
         if is_leaf(&e) {
-            return Ok(e);
+            return Ok(void_as_tuple(e));
         }
         if let Expr::Tuple(_) = e {
             return self.normalize_inner(e);
@@ -1082,6 +1082,17 @@ impl BlockBuilder {
 
 /// Leaves stay in argument positions: constants, variables, shapes, scalars,
 /// strings, globals, operators and external functions.
+/// A use of a variable holding nothing (an effect's result, such as
+/// `R.print`'s) is the empty tuple itself, as TVM's normalizer makes it: the
+/// binding of the effect is then used by nothing and prints as a bare
+/// statement. Dataflow variables are left alone, as TVM leaves them.
+fn void_as_tuple(e: Expr) -> Expr {
+    match &e {
+        Expr::Var(v) if !v.dataflow && v.sinfo.is_void() => Expr::tuple(Vec::new()),
+        _ => e,
+    }
+}
+
 pub fn is_leaf(e: &Expr) -> bool {
     matches!(
         e,

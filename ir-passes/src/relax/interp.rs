@@ -367,9 +367,46 @@ impl Machine<'_> {
                 };
                 self.invoke(callee, call_args.to_vec())
             }
+            // Effects yield nothing; printing writes nothing here (the
+            // interpreter checks values, not output).
+            "print" => Ok(Value::Tuple(Arc::new(Vec::new()))),
+            "assert_op" => {
+                let holds = match args.first() {
+                    Some(Value::Tensor(t)) if t.data.len() == 1 => t.data[0] != 0.0,
+                    Some(Value::Prim(v)) => *v != 0,
+                    _ => return Err("R.assert_op's condition must be a boolean scalar".into()),
+                };
+                if holds {
+                    return Ok(Value::Tuple(Arc::new(Vec::new())));
+                }
+                Err(assertion_message(&args[1..]))
+            }
             name => kernel(name, &args, c.attrs()),
         }
     }
+}
+
+/// A failed `R.assert_op`'s message: its format string, each `{}` in turn
+/// replaced by one of the values after it.
+fn assertion_message(format_and_values: &[Value]) -> String {
+    let (format, values) = match format_and_values.split_first() {
+        Some((Value::Str(f), values)) => (f.as_str(), values),
+        _ => ("", format_and_values),
+    };
+    let mut message = String::new();
+    let mut values = values.iter();
+    let mut pieces = format.split("{}");
+    if let Some(first) = pieces.next() {
+        message.push_str(first);
+    }
+    for piece in pieces {
+        match values.next() {
+            Some(v) => message.push_str(&format!("{v:?}")),
+            None => message.push_str("{}"),
+        }
+        message.push_str(piece);
+    }
+    format!("assertion failed: {message}")
 }
 
 /// A symbolic expression's value; an unbound variable is an error.

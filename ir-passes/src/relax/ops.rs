@@ -19,8 +19,10 @@ type Infer = fn(&[&StructInfo], &[(String, AttrValue)]) -> Result<StructInfo, St
 pub struct OpDef {
     /// The name, without `R.`: `add`, `nn.relu`.
     pub name: &'static str,
-    /// How many arguments it takes.
+    /// How many arguments it takes (at least, when `variadic`).
     pub arity: usize,
+    /// Whether it takes any number of further arguments (`R.print`).
+    pub variadic: bool,
     /// Its inference.
     pub infer: Infer,
     /// Whether it is free of side effects (all but `invoke_closure`).
@@ -33,6 +35,7 @@ const fn op(name: &'static str, arity: usize, infer: Infer) -> OpDef {
         arity,
         infer,
         pure: true,
+        variadic: false,
     }
 }
 
@@ -63,8 +66,66 @@ static OPS: &[OpDef] = &[
         arity: 2,
         infer: closure_object,
         pure: false,
+        variadic: false,
+    },
+    // Effects, as TVM lays them out: `R.print(values..., format=s)` is
+    // `print(s, values...)`, `R.assert_op(cond, values..., format=s)` is
+    // `assert_op(cond, s, values...)`. Both yield nothing (an empty tuple),
+    // and a binding of their result prints as a bare statement.
+    OpDef {
+        name: "print",
+        arity: 1,
+        infer: print,
+        pure: false,
+        variadic: true,
+    },
+    OpDef {
+        name: "assert_op",
+        arity: 2,
+        infer: assert_op,
+        pure: false,
+        variadic: true,
     },
 ];
+
+/// The index of the format string among an effect operator's arguments
+/// (`R.print`'s and `R.assert_op`'s), which TVMScript writes as `format=`.
+pub(crate) fn format_index(name: &str) -> Option<usize> {
+    match name {
+        "print" => Some(0),
+        "assert_op" => Some(1),
+        _ => None,
+    }
+}
+
+/// `R.print`: its format string, then anything.
+fn print(args: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
+    format_string(args[0], "print")?;
+    Ok(StructInfo::tuple(Vec::new()))
+}
+
+/// `R.assert_op`: a boolean scalar, its format string, then anything.
+fn assert_op(args: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
+    let boolean = match args[0] {
+        StructInfo::TensorStructInfo(t) => {
+            t.dtype == DataType::Bool && (t.ndim == 0 || t.ndim == -1)
+        }
+        StructInfo::PrimStructInfo(p) => p.dtype == DataType::Bool,
+        _ => false,
+    };
+    if !boolean {
+        return Err("R.assert_op's condition must be a boolean scalar".into());
+    }
+    format_string(args[1], "assert_op")?;
+    Ok(StructInfo::tuple(Vec::new()))
+}
+
+fn format_string(s: &StructInfo, op: &str) -> Result<(), String> {
+    match s {
+        StructInfo::ObjectStructInfo(_) => Ok(()),
+        _ => Err(format!("R.{op}'s format must be a string (R.str)")),
+    }
+}
 
 /// A closure, or a call of one whose result type the call does not give
 /// (`ty_args`, which takes precedence, is checked by the caller).
@@ -117,7 +178,15 @@ pub fn infer_call(
     attrs: &[(String, AttrValue)],
 ) -> Result<StructInfo, String> {
     let def = lookup(name).ok_or_else(|| format!("unknown operator R.{name}"))?;
-    if args.len() != def.arity {
+    if args.len() < def.arity {
+        return Err(format!(
+            "R.{name} takes at least {} argument{}, got {}",
+            def.arity,
+            if def.arity == 1 { "" } else { "s" },
+            args.len()
+        ));
+    }
+    if args.len() != def.arity && !def.variadic {
         return Err(format!(
             "R.{name} takes {} argument{}, got {}",
             def.arity,

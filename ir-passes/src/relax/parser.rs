@@ -627,6 +627,13 @@ impl<'a> Parser<'a> {
                     scope.symbolic(n);
                     self.skip_line();
                 }
+                Tok::Name(_) if self.at_expression_statement() => {
+                    if !plain_open {
+                        let _ = self.bb.begin_binding_block();
+                        plain_open = true;
+                    }
+                    self.expression_statement(scope)?;
+                }
                 Tok::Name(_) => {
                     // The last binding of a branch is its result.
                     if let BodyEnd::Branch(var_name) = end
@@ -844,6 +851,9 @@ impl<'a> Parser<'a> {
                     scope.symbolic(n);
                     self.skip_line();
                 }
+                Tok::Name(_) if self.at_expression_statement() => {
+                    self.expression_statement(scope)?;
+                }
                 Tok::Name(n) => {
                     let output = outputs.contains(&n);
                     self.binding(scope, output)?;
@@ -968,6 +978,24 @@ impl<'a> Parser<'a> {
         let r = self.body(scope, BodyEnd::Branch(name));
         self.in_else = saved;
         r.map(|(seq, _)| seq)
+    }
+
+    /// Whether the statement at hand is an expression alone (`R.print(...)`),
+    /// not a binding: its first name is followed by neither `=` nor `:`.
+    fn at_expression_statement(&self) -> bool {
+        !matches!(self.peek_at(1), Tok::Punct("=" | ":"))
+    }
+
+    /// An expression alone, bound to a variable named `_`, as TVM's parser
+    /// binds it: an effect (`R.print(...)`, `R.assert_op(...)`).
+    fn expression_statement(&mut self, scope: &mut Scope) -> PResult<()> {
+        let pos = self.pos();
+        let value = self.expr_top(scope)?;
+        self.newline()?;
+        self.bb
+            .emit_named(value, "_", None, false)
+            .or_else(|e| self.builder_error(pos, e))?;
+        Ok(())
     }
 
     /// `name [: ann] = value` into the builder.
@@ -1235,8 +1263,19 @@ impl<'a> Parser<'a> {
                     _ => &[],
                 };
                 let mut sinfo_args = Vec::new();
+                let format_at = ops::format_index(op);
+                let mut format = None;
                 while !self.is_punct(")") {
-                    if self.is_name("ty_args") && matches!(self.peek_at(1), Tok::Punct("=")) {
+                    if format_at.is_some()
+                        && self.is_name("format")
+                        && matches!(self.peek_at(1), Tok::Punct("="))
+                    {
+                        // An effect's format string: `format=R.str("...")`.
+                        self.bump();
+                        self.bump();
+                        format = Some(self.expr(scope)?);
+                    } else if self.is_name("ty_args") && matches!(self.peek_at(1), Tok::Punct("="))
+                    {
                         // The result's struct info: `ty_args=(R.Tensor(...),)`.
                         self.bump();
                         self.bump();
@@ -1254,7 +1293,9 @@ impl<'a> Parser<'a> {
                         let key = self.name()?;
                         self.punct("=")?;
                         attrs.push((key.to_owned(), self.attr_value()?));
-                    } else if args.len() < def.arity {
+                    } else if args.len() < def.arity - usize::from(format_at.is_some())
+                        || def.variadic
+                    {
                         let arg = match (op, args.len()) {
                             // A shape written as a tuple or list of integers.
                             ("reshape", 1) if self.is_punct("(") || self.is_punct("[") => {
@@ -1297,6 +1338,21 @@ impl<'a> Parser<'a> {
                     col: pos.col,
                     message: m,
                 })?;
+                if let Some(at) = format_at {
+                    // In TVM's place among the arguments; empty when not given.
+                    let format = format.unwrap_or_else(|| {
+                        super::expr::StringImm {
+                            value: String::new(),
+                        }
+                        .into()
+                    });
+                    let mut all: Vec<Expr> = args.into_vec();
+                    if at > all.len() {
+                        return self.error(format!("R.{op} takes at least {at} argument"));
+                    }
+                    all.insert(at, format);
+                    args = all.into();
+                }
                 Ok(super::expr::Call::new(ops::op_expr(op), args)
                     .with_attrs(attrs)
                     .with_sinfo_args(sinfo_args)

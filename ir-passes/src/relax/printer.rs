@@ -373,6 +373,14 @@ impl Printer {
                 self.seq_body(out, &i.false_branch, names, level + 1, Some((&name, &ty)));
                 names.leave();
             }
+            // An effect's result, unused by anything: TVM prints the
+            // call alone.
+            (value, None)
+                if b.var.sinfo.is_void() && super::sinfo_of(value).is_ok_and(|s| s.is_void()) =>
+            {
+                let value = self.value(value, names, true);
+                let _ = writeln!(out, "{pad}{value}");
+            }
             (value, None) => {
                 // The value first (its names are given before the
                 // variable's), into scratch, then the line.
@@ -423,7 +431,11 @@ impl Printer {
             Expr::Constant(c) if self.constant_text.contains_key(&c.id()) => {
                 out.push_str(&self.constant_text[&c.id()]);
             }
-            Expr::Call(c) if c.attrs().is_empty() && c.sinfo_args().is_empty() => {
+            Expr::Call(c)
+                if c.attrs().is_empty()
+                    && c.sinfo_args().is_empty()
+                    && format_index(c).is_none() =>
+            {
                 ir_core::stack::guarded(|| {
                     self.write_value(out, c.op(), names, false);
                     out.push('(');
@@ -527,11 +539,18 @@ impl Printer {
 
     fn call(&mut self, c: &Call, names: &mut Names) -> String {
         let callee = self.value(c.op(), names, false);
+        let format = format_index(c);
         let mut args: Vec<String> = c
             .args()
             .iter()
-            .map(|a| self.value(a, names, false))
+            .enumerate()
+            .filter(|(i, _)| Some(*i) != format)
+            .map(|(_, a)| self.value(a, names, false))
             .collect();
+        if let Some(i) = format {
+            let text = self.value(&c.args()[i], names, false);
+            args.push(format!("format={text}"));
+        }
         args.extend(
             c.attrs()
                 .iter()
@@ -727,4 +746,13 @@ fn mentions_global(body: &Node<SeqExpr>) -> bool {
         }
     }
     body.walk(&mut Finder).is_break()
+}
+
+/// Where a call of `R.print` or `R.assert_op` holds its format string,
+/// which prints last, as `format=`.
+fn format_index(c: &Call) -> Option<usize> {
+    match c.op() {
+        Expr::Op(op) => super::ops::format_index(&op.name).filter(|&i| i < c.args().len()),
+        _ => None,
+    }
 }

@@ -129,6 +129,12 @@ impl StructInfo {
         TupleStructInfo { fields }.into()
     }
 
+    /// Whether this is the empty tuple, what an effect (`R.print`) yields:
+    /// TVM's "void".
+    pub fn is_void(&self) -> bool {
+        matches!(self, StructInfo::TupleStructInfo(t) if t.fields.is_empty())
+    }
+
     /// A pure function of those parameters.
     pub fn func(params: Vec<StructInfo>, ret: StructInfo) -> StructInfo {
         FuncStructInfo {
