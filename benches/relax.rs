@@ -49,20 +49,33 @@ fn build(n: usize) -> RelaxModule {
     bb.finalize().unwrap()
 }
 
-/// `run`'s median time over enough runs. What it returns is dropped after
-/// the clock stops, as TVM's script deletes each result after timing it: a
-/// row measures making a result, not freeing it.
-fn median<R>(mut run: impl FnMut() -> R) -> Duration {
+/// One run's time. What it returns is dropped after the clock stops, as
+/// TVM's script deletes each result after timing it: a row measures making
+/// a result, not freeing it.
+fn time_once<R>(run: impl FnOnce() -> R) -> Duration {
+    let t = Instant::now();
+    let result = black_box(run());
+    let elapsed = t.elapsed();
+    drop(result);
+    elapsed
+}
+
+/// `run`'s median time over at least `min` runs, more while they have taken
+/// under `budget` in all, up to `max`.
+fn median_of<R>(mut run: impl FnMut() -> R, min: usize, budget: Duration, max: usize) -> Duration {
     let mut times = Vec::new();
     let start = Instant::now();
-    while times.len() < 5 || (start.elapsed() < Duration::from_millis(500) && times.len() < 50) {
-        let t = Instant::now();
-        let result = black_box(run());
-        times.push(t.elapsed());
-        drop(result);
+    while times.len() < min || (start.elapsed() < budget && times.len() < max) {
+        times.push(time_once(&mut run));
     }
     times.sort();
     times[times.len() / 2]
+}
+
+/// A cell: `run`'s median time over at least five runs, more while they
+/// take under half a second.
+fn median<R>(run: impl FnMut() -> R) -> Duration {
+    median_of(run, 5, Duration::from_millis(500), 50)
 }
 
 #[derive(Default)]
@@ -175,13 +188,12 @@ impl Fixture {
     }
 }
 
-/// Runs every row at `n`, untimed, for a few seconds before anything is
+/// Runs every row on `fx`, untimed, for a few seconds before anything is
 /// measured (criterion warms up each benchmark for 3 s). The first cells
 /// measured by a fresh process, right after a compile or after TVM's script
 /// freed its gigabytes, were up to twice as slow as the same cells a minute
 /// later.
-fn warm_up(ops: &[&str], n: usize) {
-    let mut fx = Fixture::new(n);
+fn warm_up(ops: &[&str], fx: &mut Fixture) {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(3) {
         for op in ops {
@@ -202,28 +214,14 @@ fn warm_up(ops: &[&str], n: usize) {
 /// table's columns are measured minutes apart, so their ratio can set a
 /// fast spell against a slow one, while a pair's two halves are adjacent.
 fn paired_growth(op: &str, small: &mut Fixture, large: &mut Fixture) -> (f64, f64, f64) {
-    let time = |fx: &mut Fixture| {
-        let t = Instant::now();
-        let result = black_box(fx.run(op));
-        let elapsed = t.elapsed();
-        drop(result);
-        elapsed
-    };
     let mut ratios = Vec::new();
     let start = Instant::now();
     while ratios.len() < 3 || (start.elapsed() < Duration::from_secs(2) && ratios.len() < 15) {
-        time(large);
-        let large_ns = time(large).as_nanos() as f64 / large.n as f64;
-        time(small);
-        let mut batch = Vec::new();
-        let batch_start = Instant::now();
-        while batch.len() < 9
-            || (batch_start.elapsed() < Duration::from_millis(5) && batch.len() < 200)
-        {
-            batch.push(time(small));
-        }
-        batch.sort();
-        let small_ns = batch[batch.len() / 2].as_nanos() as f64 / small.n as f64;
+        time_once(|| large.run(op));
+        let large_ns = time_once(|| large.run(op)).as_nanos() as f64 / large.n as f64;
+        time_once(|| small.run(op));
+        let batch = median_of(|| small.run(op), 9, Duration::from_millis(5), 200);
+        let small_ns = batch.as_nanos() as f64 / small.n as f64;
         ratios.push(large_ns / small_ns);
     }
     ratios.sort_by(f64::total_cmp);
@@ -256,9 +254,19 @@ fn main() {
     let mut table: Vec<Vec<f64>> = vec![Vec::new(); OPS.len()];
     let mut mb_per_s: Vec<(f64, f64)> = Vec::new();
     let mut allocations = Vec::new();
-    warm_up(&ops, sizes[0]);
-    for &n in sizes {
-        let mut fx = Fixture::new(n);
+    // The first size's fixture warms up, is measured, and stays for the
+    // paired growth with the last size's.
+    let mut first = Fixture::new(sizes[0]);
+    warm_up(&ops, &mut first);
+    let mut last: Option<Fixture> = None;
+    for (k, &n) in sizes.iter().enumerate() {
+        let fx = if k == 0 {
+            &mut first
+        } else {
+            // The previous size's program is freed before the next is built.
+            drop(last.take());
+            last.insert(Fixture::new(n))
+        };
         let mut pass = Empty::default();
         assert!(empty_mutator(&mut pass, &fx.module));
         let (_, allocs) = counting_allocations(|| empty_mutator(&mut pass, &fx.module));
@@ -320,17 +328,16 @@ fn main() {
         "Growth is checked in the paired table below; the ratio of this table's columns, \
          measured minutes apart, can set a slow spell of this shared host against a fast one.",
     );
-    if sizes.len() > 1 {
-        paired_growth_table(&ops, sizes[0], sizes[sizes.len() - 1]);
+    if let Some(last) = &mut last {
+        paired_growth_table(&ops, &mut first, last);
     }
 }
 
 /// The growth target, per binding at the largest N against the smallest,
 /// measured in pairs ([`paired_growth`]).
-fn paired_growth_table(ops: &[&str], small: usize, large: usize) {
+fn paired_growth_table(ops: &[&str], small: &mut Fixture, large: &mut Fixture) {
     const GROWTH: &str =
         "Relax growth, paired (issue 10): ns per binding at the largest N over the smallest";
-    let (mut small, mut large) = (Fixture::new(small), Fixture::new(large));
     header(
         GROWTH,
         &[
@@ -343,7 +350,7 @@ fn paired_growth_table(ops: &[&str], small: usize, large: usize) {
         ],
     );
     for op in ops {
-        let (growth, low, high) = paired_growth(op, &mut small, &mut large);
+        let (growth, low, high) = paired_growth(op, small, large);
         row(
             GROWTH,
             &[

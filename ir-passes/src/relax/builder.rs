@@ -1080,8 +1080,6 @@ impl BlockBuilder {
     }
 }
 
-/// Leaves stay in argument positions: constants, variables, shapes, scalars,
-/// strings, globals, operators and external functions.
 /// A use of a variable holding nothing (an effect's result, such as
 /// `R.print`'s) is the empty tuple itself, as TVM's normalizer makes it: the
 /// binding of the effect is then used by nothing and prints as a bare
@@ -1093,6 +1091,8 @@ fn void_as_tuple(e: Expr) -> Expr {
     }
 }
 
+/// Leaves stay in argument positions: constants, variables, shapes, scalars,
+/// strings, globals, operators and external functions.
 pub fn is_leaf(e: &Expr) -> bool {
     matches!(
         e,

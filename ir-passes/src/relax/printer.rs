@@ -373,8 +373,9 @@ impl Printer {
                 self.seq_body(out, &i.false_branch, names, level + 1, Some((&name, &ty)));
                 names.leave();
             }
-            // An effect's result, unused by anything: TVM prints the
-            // call alone.
+            // A binding of nothing to nothing (an effect's result; the
+            // builder makes every use of it `R.tuple()`): TVM prints the
+            // value alone.
             (value, None)
                 if b.var.sinfo.is_void() && super::sinfo_of(value).is_ok_and(|s| s.is_void()) =>
             {
