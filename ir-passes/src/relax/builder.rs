@@ -272,6 +272,10 @@ impl BlockBuilder {
             },
         };
         frame.dataflow = dataflow;
+        // A mutator re-emits about as many bindings as the block had: room
+        // for them now rather than copies as the lists double.
+        frame.bindings.reserve(size);
+        self.bindings.emitted.reserve(size);
         self.frames.push(frame);
     }
 

@@ -57,6 +57,9 @@ impl MutatorState {
 
     /// The replacement of `var`, if any.
     pub fn remapped(&self, var: &Node<Var>) -> Option<&Node<Var>> {
+        if self.var_remap.is_empty() {
+            return None;
+        }
         self.var_remap
             .get(&var.id())
             .filter(|(old, _)| old.same_as(var))

@@ -57,12 +57,31 @@ struct Plan {
 impl Plan {
     fn resolve(&self, v: &Node<Var>) -> Node<Var> {
         let mut v = v.clone();
+        if self.replace.is_empty() {
+            return v;
+        }
         let mut steps = 0;
         while let Some(next) = self.replace.get(&v.id()) {
             if next.same_as(&v) || steps > self.replace.len() {
                 break;
             }
             v = next.clone();
+            steps += 1;
+        }
+        v
+    }
+
+    /// [`Self::resolve`] by identity.
+    fn resolve_id(&self, mut v: Id<Node<Var>>) -> Id<Node<Var>> {
+        if self.replace.is_empty() {
+            return v;
+        }
+        let mut steps = 0;
+        while let Some(next) = self.replace.get(&v) {
+            if next.id() == v || steps > self.replace.len() {
+                break;
+            }
+            v = next.id();
             steps += 1;
         }
         v
@@ -151,9 +170,7 @@ impl Plan {
             }
             _ => {}
         }
-        if let Some(id) = block {
-            self.home.insert(b.var.id(), id);
-        }
+        // (`home` is the use scan's: every definition's block is known.)
         if let Some(c) = self.constant(b) {
             self.constants.insert(b.var.id(), c);
             return;
@@ -185,27 +202,98 @@ impl Plan {
     }
 }
 
-/// Records, after planning, which variables are used outside their block.
-struct UseScan<'a> {
-    plan: &'a mut Plan,
+/// Where a variable is used: at one site (a dataflow block, or outside
+/// any), or at several.
+#[derive(Clone, Copy)]
+enum Site {
+    One(Option<usize>),
+    Many,
+}
+
+/// Where each variable is used, recorded in one walk, so that which
+/// variables are used outside their block can be told both before the
+/// plan and after its replacements without walking again. Uses inside
+/// bindings the plan may drop (a variable, a tuple of variables, an item
+/// of one) are kept apart: they count only while their binding stays.
+#[derive(Default)]
+struct Uses {
+    sites: IdMap<Node<Var>, Site>,
+    /// (the binding's variable, the variable used, where).
+    droppable: Vec<(Id<Node<Var>>, Id<Node<Var>>, Option<usize>)>,
+}
+
+impl Uses {
+    /// The variables used outside their home block, once `plan`'s
+    /// replacements and drops are made.
+    fn outside(&self, plan: &Plan) -> IdSet<Node<Var>> {
+        let mut out = IdSet::default();
+        let mut mark = |used: Id<Node<Var>>, site: Site| {
+            let r = plan.resolve_id(used);
+            if let Some(&home) = plan.home.get(&r) {
+                // Several sites: at least one is not the home block.
+                if !matches!(site, Site::One(Some(h)) if h == home) {
+                    out.insert(r);
+                }
+            }
+        };
+        for (&used, &site) in &self.sites {
+            mark(used, site);
+        }
+        for &(binding, used, site) in &self.droppable {
+            if !plan.drop.contains(&binding) {
+                mark(used, Site::One(site));
+            }
+        }
+        out
+    }
+}
+
+/// Records each variable's home block (dataflow blocks numbered in visit
+/// order, as [`Plan`] numbers them) and its uses.
+#[derive(Default)]
+struct UseScan {
+    home: IdMap<Node<Var>, usize>,
+    uses: Uses,
+    /// The variable of the droppable binding being visited.
+    in_droppable: Option<Id<Node<Var>>>,
     block: Option<usize>,
     blocks: usize,
 }
 
-impl PrimExprVisitor for UseScan<'_> {}
-impl StructInfoVisitor for UseScan<'_> {}
-impl ExprVisitor for UseScan<'_> {
+/// Whether the plan may drop a binding of `value`: the values
+/// [`Plan::trivial`] can accept, which hold no nested scope.
+fn droppable(value: &Expr) -> bool {
+    match value {
+        Expr::Var(_) => true,
+        Expr::TupleGetItem(g) => matches!(g.tuple, Expr::Var(_)),
+        Expr::Tuple(t) => t.fields.iter().all(|f| matches!(f, Expr::Var(_))),
+        _ => false,
+    }
+}
+
+impl PrimExprVisitor for UseScan {}
+impl StructInfoVisitor for UseScan {}
+impl ExprVisitor for UseScan {
     fn visit_var_def(&mut self, v: &Node<Var>) {
         if let Some(block) = self.block {
-            self.plan.home.insert(v.id(), block);
+            self.home.insert(v.id(), block);
         }
     }
     fn visit_var(&mut self, v: &Node<Var>) {
-        let r = self.plan.resolve(v);
-        let home = self.plan.home.get(&r.id()).copied();
-        if home.is_some() && home != self.block {
-            self.plan.used_outside.insert(r.id());
+        let here = self.block;
+        if let Some(binding) = self.in_droppable {
+            self.uses.droppable.push((binding, v.id(), here));
+            return;
         }
+        self.uses
+            .sites
+            .entry(v.id())
+            .and_modify(|s| {
+                if !matches!(s, Site::One(b) if *b == here) {
+                    *s = Site::Many;
+                }
+            })
+            .or_insert(Site::One(here));
     }
     fn visit_binding_block(&mut self, b: &Node<crate::relax::expr::BindingBlock>) {
         let saved = self.block;
@@ -216,9 +304,9 @@ impl ExprVisitor for UseScan<'_> {
             self.block = None;
         }
         for binding in &b.bindings {
-            if !self.plan.drop.contains(&binding.var.id()) {
-                self.visit_binding(binding);
-            }
+            self.in_droppable = droppable(&binding.value).then(|| binding.var.id());
+            self.visit_binding(binding);
+            self.in_droppable = None;
         }
         self.block = saved;
     }
@@ -247,7 +335,9 @@ impl ExprMutator for Canonicalize {
 
     fn mutate_var(&mut self, v: &Node<Var>) -> Transformed<Expr> {
         let r = self.plan.resolve(v);
-        if let Some(c) = self.plan.constants.get(&r.id()) {
+        if !self.plan.constants.is_empty()
+            && let Some(c) = self.plan.constants.get(&r.id())
+        {
             return Transformed::Replace(c.clone());
         }
         match mutator::var_use(self, &r) {
@@ -260,7 +350,7 @@ impl ExprMutator for Canonicalize {
     fn mutate_var_def(&mut self, v: &Node<Var>) -> Transformed<Node<Var>> {
         let target = self.plan.rename_def.get(&v.id()).cloned();
         let current = target.clone().unwrap_or_else(|| v.clone());
-        if self.plan.demote.contains(&current.id()) {
+        if !self.plan.demote.is_empty() && self.plan.demote.contains(&current.id()) {
             let demoted = Var::with_dataflow(&current, true);
             // Uses name the renamed variable: they follow to the new one.
             self.state.remap(&current, &demoted);
@@ -284,24 +374,27 @@ impl ExprMutator for Canonicalize {
 pub fn canonicalize_bindings(
     f: &Node<Function>,
 ) -> Result<Transformed<Node<Function>>, BuilderError> {
-    let mut plan = Plan::default();
-    let scan = |plan: &mut Plan| {
-        UseScan {
-            plan,
-            block: None,
-            blocks: 0,
-        }
-        .visit_seq_expr(&f.body)
+    // Where each variable lives and is used, then the plan, then which
+    // variables are used outside their block with its replacements.
+    let mut scan = UseScan::default();
+    // About one definition and one used variable per binding: room for
+    // them now, rather than rehashing as the tables double.
+    let bindings: usize = f.body.blocks.iter().map(|b| b.bindings.len()).sum();
+    scan.home.reserve(bindings);
+    scan.uses.sites.reserve(bindings);
+    scan.visit_seq_expr(&f.body);
+    let UseScan { home, uses, .. } = scan;
+    let mut plan = Plan {
+        home,
+        ..Plan::default()
     };
-    // Where each variable lives and is used, then the plan, then the uses
-    // again with the plan's replacements.
-    scan(&mut plan);
-    plan.used_outside_raw = std::mem::take(&mut plan.used_outside);
+    plan.used_outside_raw = uses.outside(&plan);
     plan.function(f);
     if plan.drop.is_empty() && plan.home.is_empty() && plan.constants.is_empty() {
         return Ok(Transformed::Keep);
     }
-    scan(&mut plan);
+    plan.used_outside = uses.outside(&plan);
+    drop(uses);
     // Outputs of dataflow blocks used only inside them become dataflow variables.
     let outputs: Vec<(Id<Node<Var>>, Node<Var>)> = collect_outputs(f, &plan);
     for (id, var) in outputs {

@@ -19,17 +19,27 @@ use crate::relax::sinfo::StructInfoVisitor;
 
 /// The sequence without its dead bindings; `Keep` when nothing is dead.
 pub fn remove_unused_bindings(seq: &Node<SeqExpr>) -> Transformed<Node<SeqExpr>> {
-    dce_seq(seq).0
+    dce_seq(seq, &mut IdSet::default())
 }
 
-/// A sequence's dead bindings removed, and the variables it uses that it
-/// does not define (so that each scope is walked once: an enclosing scope
-/// learns what a nested one uses from this set, not by walking it again).
-fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, IdSet<Node<Var>>) {
+/// A sequence's dead bindings removed; the variables it uses that it does
+/// not define are added to `live` (so that each scope is walked once: an
+/// enclosing scope learns what a nested one uses from this set, not by
+/// walking it again).
+///
+/// One set serves every scope: a variable is defined once and used only
+/// within its scope, so a nested scope's own variables are never live in
+/// an enclosing one, and removing them at their definitions leaves in the
+/// set exactly the enclosing scope's uses.
+fn dce_seq(seq: &Node<SeqExpr>, live: &mut IdSet<Node<Var>>) -> Transformed<Node<SeqExpr>> {
     ir_core::stack::guarded(|| {
-        let (body, mut live) = dce_value(&seq.body);
+        let body = dce_value(&seq.body, live);
         // Backwards: a binding is live if a later live one (or the result) uses it.
-        let mut kept: Vec<Vec<Node<Binding>>> = vec![Vec::new(); seq.blocks.len()];
+        let mut kept: Vec<Vec<Node<Binding>>> = seq
+            .blocks
+            .iter()
+            .map(|b| Vec::with_capacity(b.bindings.len()))
+            .collect();
         let mut changed = body.is_replace();
         for (bi, block) in seq.blocks.iter().enumerate().rev() {
             for b in block.bindings.iter().rev() {
@@ -38,8 +48,7 @@ fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, IdSet<Node<Var>>
                     changed = true;
                     continue;
                 }
-                let (value, uses) = dce_value(&b.value);
-                live.extend(uses);
+                let value = dce_value(&b.value, live);
                 kept[bi].push(match value {
                     Transformed::Keep => b.clone(),
                     Transformed::Replace(v) => {
@@ -54,7 +63,7 @@ fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, IdSet<Node<Var>>
             }
         }
         if !changed {
-            return (Transformed::Keep, live);
+            return Transformed::Keep;
         }
         let blocks = seq
             .blocks
@@ -76,55 +85,44 @@ fn dce_seq(seq: &Node<SeqExpr>) -> (Transformed<Node<SeqExpr>>, IdSet<Node<Var>>
             })
             .collect();
         let body = body.unwrap_or_clone(&seq.body);
-        (
-            Transformed::Replace(Node::new(SeqExpr { blocks, body })),
-            live,
-        )
+        Transformed::Replace(Node::new(SeqExpr { blocks, body }))
     })
 }
 
 /// Dead code inside a value (a nested function's body, an `if`'s
-/// branches), and the variables the value uses.
-fn dce_value(e: &Expr) -> (Transformed<Expr>, IdSet<Node<Var>>) {
+/// branches); the variables the value uses are added to `live`.
+fn dce_value(e: &Expr, live: &mut IdSet<Node<Var>>) -> Transformed<Expr> {
     match e {
         Expr::Function(f) => {
-            let (body, mut uses) = dce_seq(&f.body);
+            let body = dce_seq(&f.body, live);
             for p in &f.params {
-                uses.remove(&p.id());
+                live.remove(&p.id());
             }
-            let out = body.map(|body| {
+            body.map(|body| {
                 Expr::Function(Node::new(Function {
                     body,
                     ..(**f).clone()
                 }))
-            });
-            (out, uses)
+            })
         }
         Expr::If(i) => {
-            let mut uses = IdSet::default();
-            used_vars(&i.cond, &mut uses);
-            let (t, ut) = dce_seq(&i.true_branch);
-            let (f, uf) = dce_seq(&i.false_branch);
-            uses.extend(ut);
-            uses.extend(uf);
+            used_vars(&i.cond, live);
+            let t = dce_seq(&i.true_branch, live);
+            let f = dce_seq(&i.false_branch, live);
             if t.is_keep() && f.is_keep() {
-                return (Transformed::Keep, uses);
+                return Transformed::Keep;
             }
             let out = If {
                 cond: i.cond.clone(),
                 true_branch: t.unwrap_or_clone(&i.true_branch),
                 false_branch: f.unwrap_or_clone(&i.false_branch),
             };
-            (Transformed::Replace(out.into()), uses)
+            Transformed::Replace(out.into())
         }
-        Expr::SeqExpr(s) => {
-            let (out, uses) = dce_seq(s);
-            (out.map(Expr::SeqExpr), uses)
-        }
+        Expr::SeqExpr(s) => dce_seq(s, live).map(Expr::SeqExpr),
         e => {
-            let mut uses = IdSet::default();
-            used_vars(e, &mut uses);
-            (Transformed::Keep, uses)
+            used_vars(e, live);
+            Transformed::Keep
         }
     }
 }
@@ -156,6 +154,14 @@ pub fn dead_code_elimination(module: &RelaxModule, entry: &[String]) -> RelaxMod
         if let Transformed::Replace(g) = in_function(f) {
             let _ = out.update_function(name, g);
         }
+    }
+    // Without a private function there is nothing to remove, and no call
+    // graph to walk.
+    if !out
+        .functions()
+        .any(|(name, f)| f.private && !entry.iter().any(|e| e == name))
+    {
+        return out;
     }
     // Reachability from the public functions.
     let mut reached: FxHashSet<String> = out
