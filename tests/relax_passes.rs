@@ -1,7 +1,9 @@
 //! Relax passes on TVM's own test programs: each `<case>.before.py` run
 //! through the pass prints exactly as TVM 0.27 printed its result,
 //! `<case>.after.py` (`tests/relax/tvm/`). Cases whose programs the dialect
-//! cannot express yet are in `tests/relax/tvm.pending`.
+//! cannot express yet are in `tests/relax/tvm.pending`. A few inputs are
+//! ours, for behaviour TVM's tests leave open; their results are what TVM
+//! 0.27 printed for them (`canonicalize_bindings__unused_alias_of_an_output_keeps_it_an_output`).
 
 use std::fs;
 
@@ -88,7 +90,7 @@ fn dead_code_elimination_matches_tvm() {
 #[test]
 fn canonicalize_bindings_matches_tvm() {
     let ran = check_cases("canonicalize_bindings__", "canonicalize-bindings");
-    assert!(ran >= 34, "ran {ran}");
+    assert!(ran >= 35, "ran {ran}");
 }
 
 #[test]

@@ -212,36 +212,27 @@ enum Site {
 
 /// Where each variable is used, recorded in one walk, so that which
 /// variables are used outside their block can be told both before the
-/// plan and after its replacements without walking again. Uses inside
-/// bindings the plan may drop (a variable, a tuple of variables, an item
-/// of one) are kept apart: they count only while their binding stays.
+/// plan and after its replacements without walking again. A use inside a
+/// binding the plan drops still counts, as in TVM (whose analysis reads
+/// the program before any binding goes): `y = a` after `a`'s dataflow
+/// block keeps `a` an output even when `y` is unused.
 #[derive(Default)]
 struct Uses {
     sites: IdMap<Node<Var>, Site>,
-    /// (the binding's variable, the variable used, where).
-    droppable: Vec<(Id<Node<Var>>, Id<Node<Var>>, Option<usize>)>,
 }
 
 impl Uses {
-    /// The variables used outside their home block, once `plan`'s
-    /// replacements and drops are made.
+    /// The variables used outside their home block, with `plan`'s
+    /// replacements made.
     fn outside(&self, plan: &Plan) -> IdSet<Node<Var>> {
         let mut out = IdSet::default();
-        let mut mark = |used: Id<Node<Var>>, site: Site| {
-            let r = plan.resolve_id(used);
-            if let Some(&home) = plan.home.get(&r) {
-                // Several sites: at least one is not the home block.
-                if !matches!(site, Site::One(Some(h)) if h == home) {
-                    out.insert(r);
-                }
-            }
-        };
         for (&used, &site) in &self.sites {
-            mark(used, site);
-        }
-        for &(binding, used, site) in &self.droppable {
-            if !plan.drop.contains(&binding) {
-                mark(used, Site::One(site));
+            let r = plan.resolve_id(used);
+            if let Some(&home) = plan.home.get(&r)
+                // Several sites: at least one is not the home block.
+                && !matches!(site, Site::One(Some(h)) if h == home)
+            {
+                out.insert(r);
             }
         }
         out
@@ -254,21 +245,8 @@ impl Uses {
 struct UseScan {
     home: IdMap<Node<Var>, usize>,
     uses: Uses,
-    /// The variable of the droppable binding being visited.
-    in_droppable: Option<Id<Node<Var>>>,
     block: Option<usize>,
     blocks: usize,
-}
-
-/// Whether the plan may drop a binding of `value`: the values
-/// [`Plan::trivial`] can accept, which hold no nested scope.
-fn droppable(value: &Expr) -> bool {
-    match value {
-        Expr::Var(_) => true,
-        Expr::TupleGetItem(g) => matches!(g.tuple, Expr::Var(_)),
-        Expr::Tuple(t) => t.fields.iter().all(|f| matches!(f, Expr::Var(_))),
-        _ => false,
-    }
 }
 
 impl PrimExprVisitor for UseScan {}
@@ -281,10 +259,6 @@ impl ExprVisitor for UseScan {
     }
     fn visit_var(&mut self, v: &Node<Var>) {
         let here = self.block;
-        if let Some(binding) = self.in_droppable {
-            self.uses.droppable.push((binding, v.id(), here));
-            return;
-        }
         self.uses
             .sites
             .entry(v.id())
@@ -304,9 +278,7 @@ impl ExprVisitor for UseScan {
             self.block = None;
         }
         for binding in &b.bindings {
-            self.in_droppable = droppable(&binding.value).then(|| binding.var.id());
             self.visit_binding(binding);
-            self.in_droppable = None;
         }
         self.block = saved;
     }
