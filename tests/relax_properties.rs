@@ -293,3 +293,69 @@ class Module:
         "{printed}"
     );
 }
+
+/// Calls of packed functions by name: `R.call_packed` may have effects and
+/// stays through dead-code elimination, unused; `R.call_pure_packed` and
+/// `R.call_dps_packed` are pure and go. Neither runs in the interpreter,
+/// which says so rather than guessing. `R.arange`, `R.ones` and `R.zeros`
+/// make their tensors from the shape alone.
+#[test]
+fn packed_calls_keep_their_effects_and_filled_tensors_run() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        a: R.Tensor((2, 3)) = R.call_packed("log_tensor", x, ty_args=(R.Tensor((2, 3)),))
+        b: R.Tensor((2, 3), dtype="float32") = R.call_pure_packed("copy", x, ty_args=(R.Tensor((2, 3), dtype="float32"),))
+        c = R.call_dps_packed("identity", (x,), out_ty=R.Tensor((2, 3), dtype="float32"))
+        return x"#;
+    let module = parse_module(text).unwrap();
+    assert_eq!(print_module(&module), text);
+    let pipeline = registry().pipeline("dce").unwrap();
+    let out = PassContext::default().run(&pipeline, &module).unwrap();
+    assert_eq!(
+        print_module(&out),
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor((2, 3), dtype="float32"):
+        a: R.Tensor((2, 3)) = R.call_packed("log_tensor", x, ty_args=(R.Tensor((2, 3)),))
+        return x"#
+    );
+    let x = Value::Tensor(Tensor::new(DataType::F32, vec![2, 3], vec![0.0; 6]).unwrap());
+    let err = run(&module, "main", vec![x]).unwrap_err();
+    assert!(err.contains("log_tensor"), "{err}");
+
+    let filled = parse_module(
+        r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function
+    def main() -> R.Tuple(R.Tensor((4,), dtype="int64"), R.Tensor((3,), dtype="float32"), R.Tensor((2, 2), dtype="float32"), R.Tensor((0,), dtype="int64")):
+        up: R.Tensor((4,), dtype="int64") = R.arange(10, 0, -3, dtype="int64")
+        half: R.Tensor((3,), dtype="float32") = R.arange(0, 6, 2, dtype="float32")
+        one: R.Tensor((2, 2), dtype="float32") = R.ones(R.shape([2, 2]), dtype="float32")
+        none: R.Tensor((0,), dtype="int64") = R.arange(5, 5, 1, dtype="int64")
+        return (up, half, one, none)"#,
+    )
+    .unwrap();
+    let Value::Tuple(got) = run(&filled, "main", vec![]).unwrap() else {
+        panic!("a tuple")
+    };
+    let data = |v: &Value| match v {
+        Value::Tensor(t) => t.data.to_vec(),
+        other => panic!("a tensor, not {other:?}"),
+    };
+    assert_eq!(data(&got[0]), vec![10.0, 7.0, 4.0, 1.0]);
+    assert_eq!(data(&got[1]), vec![0.0, 2.0, 4.0]);
+    assert_eq!(data(&got[2]), vec![1.0; 4]);
+    assert_eq!(data(&got[3]), Vec::<f64>::new());
+}

@@ -453,6 +453,28 @@ impl BlockBuilder {
         Ok(var)
     }
 
+    /// Binds `value` to `var`, made beforehand: a local function that calls
+    /// itself names its own variable in its body (TVM's parser declares it
+    /// from the signature first). The value must be described by `var`'s
+    /// struct info, and `var` must be of the block's kind (a dataflow
+    /// variable only inside a dataflow block).
+    pub fn emit_to(&mut self, var: &Node<Var>, value: Expr) -> Result<(), BuilderError> {
+        let mut value = self.normalize_value(value)?;
+        let inferred = sinfo_of_owned(&mut value).map_err(BuilderError)?;
+        if !is_base_of(&var.sinfo, &inferred) {
+            return err(format!(
+                "the value bound to `{}` does not match its declared struct info",
+                var.name
+            ));
+        }
+        self.names.reserve(&var.name);
+        self.push(Node::new(Binding {
+            value,
+            cast: None,
+            var: var.clone(),
+        }))
+    }
+
     /// `name = R.match_cast(value, sinfo)` with a variable named exactly `name`.
     pub fn emit_match_cast_named(
         &mut self,

@@ -141,8 +141,12 @@ fn nested_sinfo_of(e: &Expr) -> Result<StructInfo, String> {
 /// A call's result: the operator's inference, the callee's declared result,
 /// or the call's `sinfo_args`.
 fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
-    if let Some(first) = c.sinfo_args().first() {
-        return Ok(first.clone());
+    // What the call says it yields: one, or a tuple of several (TVM's rule
+    // for calls of packed functions).
+    match c.sinfo_args() {
+        [] => {}
+        [one] => return Ok(one.clone()),
+        many => return Ok(StructInfo::tuple(many.to_vec())),
     }
     if let Some(known) = c.inferred() {
         return Ok(known.clone());

@@ -788,9 +788,51 @@ fn kernel(name: &str, args: &[Value], attrs: &[(String, AttrValue)]) -> Result<V
             ));
         }
         "nn.conv2d" => conv2d(t(0)?, t(1)?, attrs)?,
+        "arange" => {
+            let bound = |i: usize| match args.get(i) {
+                Some(Value::Prim(v)) => Ok(*v),
+                _ => Err(format!("R.arange's argument {i} must be an integer")),
+            };
+            let (start, end, step) = (bound(0)?, bound(1)?, bound(2)?);
+            if step == 0 {
+                return Err("R.arange's step must not be zero".into());
+            }
+            // ceil((end - start) / step), in i128 so that no bound overflows.
+            let (span, step) = (i128::from(end) - i128::from(start), i128::from(step));
+            let len = if (span > 0) == (step > 0) && span != 0 {
+                (span + step - step.signum()) / step
+            } else {
+                0
+            };
+            let len = usize::try_from(len).map_err(|_| "R.arange: too many elements".to_owned())?;
+            elements(&[len])?;
+            let data = (0..len)
+                .map(|i| (i128::from(start) + i as i128 * step) as f64)
+                .collect();
+            Tensor::new(dtype_of(attrs, name)?, vec![len], data)?
+        }
+        "ones" | "zeros" => {
+            let Some(Value::Shape(shape)) = args.first() else {
+                return Err(format!("R.{name} needs a shape"));
+            };
+            let shape: Vec<usize> = shape
+                .iter()
+                .map(|&d| usize::try_from(d).map_err(|_| format!("R.{name}: negative extent {d}")))
+                .collect::<Result<_, _>>()?;
+            let fill = if name == "ones" { 1.0 } else { 0.0 };
+            let len = shape.iter().product();
+            Tensor::new(dtype_of(attrs, name)?, shape, vec![fill; len])?
+        }
         other => return Err(format!("the interpreter has no kernel for R.{other}")),
     };
     Ok(Value::Tensor(out))
+}
+
+fn dtype_of(attrs: &[(String, AttrValue)], op: &str) -> Result<DataType, String> {
+    match attr(attrs, "dtype") {
+        Some(AttrValue::Str(s)) => s.parse::<DataType>(),
+        _ => Err(format!("R.{op} needs a dtype")),
+    }
 }
 
 fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, String> {

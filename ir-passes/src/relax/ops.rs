@@ -59,15 +59,35 @@ static OPS: &[OpDef] = &[
     op("nn.conv2d", 2, conv2d),
     // Closures, as lambda-lift makes them: `R.make_closure(cls.f, (captured,))`
     // is an opaque object, and invoking one yields its `ty_args`.
-    op("make_closure", 2, closure_object),
-    op("invoke_pure_closure", 2, closure_object),
+    op("make_closure", 2, opaque_object),
+    op("invoke_pure_closure", 2, opaque_object),
     OpDef {
         name: "invoke_closure",
         arity: 2,
-        infer: closure_object,
+        infer: opaque_object,
         pure: false,
         variadic: false,
     },
+    // Calls of packed functions by name, as TVM lays them out: the function
+    // is the first argument, an `R.ExternFunc` TVMScript writes as a string.
+    // `R.call_pure_packed(f, args..., ty_args=(S,))` is pure and yields its
+    // `ty_args`; `R.call_dps_packed(f, (args,), out_ty=S)` writes its
+    // results into outputs of `out_ty` the call allocates. (`R.call_packed`,
+    // which may have effects, is not an operator: it is a call whose callee
+    // is the `R.ExternFunc` itself.)
+    OpDef {
+        name: "call_pure_packed",
+        arity: 1,
+        infer: opaque_object,
+        pure: true,
+        variadic: true,
+    },
+    op("call_dps_packed", 2, opaque_object),
+    // Tensors made from nothing but their shape: `R.arange(start, end,
+    // step, dtype=...)`, `R.ones(shape, dtype=...)`, `R.zeros(...)`.
+    op("arange", 3, arange),
+    op("ones", 1, filled),
+    op("zeros", 1, filled),
     // Effects, as TVM lays them out: `R.print(values..., format=s)` is
     // `print(s, values...)`, `R.assert_op(cond, values..., format=s)` is
     // `assert_op(cond, s, values...)`. Both yield nothing (an empty tuple),
@@ -127,10 +147,66 @@ fn format_string(s: &StructInfo, op: &str) -> Result<(), String> {
     }
 }
 
-/// A closure, or a call of one whose result type the call does not give
-/// (`ty_args`, which takes precedence, is checked by the caller).
-fn closure_object(_: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
+/// An opaque object: a closure, or the result of a call (of a closure, of
+/// a packed function) whose result the call does not give (its `ty_args`,
+/// which take precedence, are read by the caller).
+fn opaque_object(_: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
     Ok(StructInfo::object())
+}
+
+/// Whether the operator's first argument is a packed function's name (an
+/// `R.ExternFunc`, written as a bare string).
+pub(crate) fn takes_packed_function(name: &str) -> bool {
+    matches!(name, "call_pure_packed" | "call_dps_packed")
+}
+
+/// `R.arange(start, end, step)`: `ceil((end - start) / step)` elements, of
+/// the `dtype` attribute.
+fn arange(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
+    let value = |i: usize, what: &str| match args[i] {
+        StructInfo::PrimStructInfo(p) => p.value.clone().ok_or_else(|| {
+            format!("R.arange's {what} must be a known integer (R.prim_value of one)")
+        }),
+        _ => Err(format!("R.arange's {what} must be a scalar (R.prim_value)")),
+    };
+    let (start, end, step) = (value(0, "start")?, value(1, "end")?, value(2, "step")?);
+    let len = match (const_value(&start), const_value(&end), const_value(&step)) {
+        (_, _, Some(0)) => return Err("R.arange's step must not be zero".into()),
+        (Some(a), Some(b), Some(c)) => {
+            PrimExpr::int(((b - a) as f64 / c as f64).ceil().max(0.0) as i64)
+        }
+        // (end - start + step - 1) // step, which is end - start for a step of 1.
+        _ => simplify(&PrimExpr::binary(
+            BinOp::FloorDiv,
+            PrimExpr::binary(
+                BinOp::Add,
+                PrimExpr::binary(BinOp::Sub, end, start),
+                PrimExpr::binary(BinOp::Sub, step.clone(), PrimExpr::int(1)),
+            ),
+            step,
+        )),
+    };
+    Ok(StructInfo::tensor(vec![len], dtype_attr(attrs, "arange")?))
+}
+
+/// `R.ones(shape)`, `R.zeros(shape)`: a tensor of that shape, of the
+/// `dtype` attribute.
+fn filled(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
+    let dtype = dtype_attr(attrs, "ones")?;
+    match args[0] {
+        StructInfo::ShapeStructInfo(s) => Ok(match &s.values {
+            Some(values) => StructInfo::tensor(values.clone(), dtype),
+            None => StructInfo::tensor_ndim(s.ndim, dtype),
+        }),
+        _ => Err("the shape must be a shape (R.shape)".into()),
+    }
+}
+
+fn dtype_attr(attrs: &[(String, AttrValue)], op: &str) -> Result<DataType, String> {
+    match attr(attrs, "dtype") {
+        Some(AttrValue::Str(s)) => s.parse(),
+        _ => Err(format!("R.{op} needs a dtype")),
+    }
 }
 
 /// The operator named `name` (without `R.`).
@@ -668,6 +744,9 @@ pub fn canonical_attrs(name: &str, given: Attrs) -> Result<Attrs, String> {
         "permute_dims" => vec![("axes".into(), AttrValue::Null)],
         "concat" => vec![("axis".into(), AttrValue::Int(0))],
         "astype" => vec![("dtype".into(), AttrValue::Str("float32".into()))],
+        // TVM's default for integer bounds.
+        "arange" => vec![("dtype".into(), AttrValue::Str("int64".into()))],
+        "ones" | "zeros" => vec![("dtype".into(), AttrValue::Str("float32".into()))],
         "nn.conv2d" => vec![
             ("strides".into(), AttrValue::Ints(vec![1, 1])),
             ("padding".into(), AttrValue::Ints(vec![0, 0, 0, 0])),

@@ -352,7 +352,7 @@ impl<'a> Parser<'a> {
             // call reads the signatures of all (`scan_signatures`).
             self.members = Some(self.line_at_hand());
             while self.is_punct("@") {
-                let (name, f) = self.function(&mut Scope::default(), true)?;
+                let (name, f, _) = self.function(&mut Scope::default(), None)?;
                 if module.add_function(&name, f).is_err() {
                     return self.error(format!("function `{name}` is defined twice"));
                 }
@@ -365,7 +365,7 @@ impl<'a> Parser<'a> {
                 _ => return self.expected("`@R.function` or the end of the module"),
             }
         } else {
-            let (name, f) = self.function(&mut Scope::default(), true)?;
+            let (name, f, _) = self.function(&mut Scope::default(), None)?;
             let _ = module.add_function(&name, f);
         }
         while matches!(self.peek(), Tok::Newline | Tok::Dedent) {
@@ -506,9 +506,40 @@ impl<'a> Parser<'a> {
         Ok((name, params, ret, pure, private))
     }
 
-    /// A function; a `global` one (a module's) is known to the calls in
-    /// its body and below by its signature.
-    fn function(&mut self, outer: &mut Scope, global: bool) -> PResult<(String, Node<Function>)> {
+    /// A nested function (`@R.function def name(...)` in a body), bound to
+    /// a variable of its name; in a dataflow block, one of `outputs` is an
+    /// output.
+    fn local_function(&mut self, scope: &mut Scope, outputs: &[&str]) -> PResult<()> {
+        let pos = self.pos();
+        let in_dataflow = self.bb.in_dataflow_block();
+        let (name, f, itself) = self.function(scope, Some((in_dataflow, outputs)))?;
+        let output = outputs.contains(&name.as_str());
+        let v = match itself {
+            Some(v) => self
+                .bb
+                .emit_to(&v, Expr::Function(f))
+                .map(|()| v)
+                .or_else(|e| self.builder_error(pos, e))?,
+            None => self
+                .bb
+                .emit_named(Expr::Function(f), &name, None, output)
+                .or_else(|e| self.builder_error(pos, e))?,
+        };
+        scope.bind(&name, v);
+        Ok(())
+    }
+
+    /// A function: a module's (`local` is `None`), which is known to the
+    /// calls in its body and below by its signature, or a nested one,
+    /// whose variable (of that kind: dataflow or not) is known in its own
+    /// body when its result is annotated, so that it can call itself; the
+    /// variable is returned then.
+    fn function(
+        &mut self,
+        outer: &mut Scope,
+        local: Option<(bool, &[&str])>,
+    ) -> PResult<(String, Node<Function>, Option<Node<Var>>)> {
+        let global = local.is_none();
         ir_core::stack::guarded(|| {
             // A nested function sees the enclosing names.
             let mut scope = Scope {
@@ -520,6 +551,19 @@ impl<'a> Parser<'a> {
                 let sig = signature(&params, ret.clone(), pure);
                 self.globals.insert(name.to_owned(), sig);
             }
+            let itself = match (local, &ret) {
+                (Some((in_dataflow, outputs)), Some(_)) => {
+                    let dataflow = in_dataflow && !outputs.contains(&name);
+                    let v = Node::new(Var {
+                        name: name.into(),
+                        dataflow,
+                        sinfo: signature(&params, ret.clone(), pure),
+                    });
+                    scope.bind(name, v.clone());
+                    Some(v)
+                }
+                _ => None,
+            };
             if !matches!(self.peek(), Tok::Indent) {
                 return self.expected("the function's body, indented");
             }
@@ -544,7 +588,7 @@ impl<'a> Parser<'a> {
                 private,
                 attrs,
             };
-            Ok((name.to_owned(), Node::new(f)))
+            Ok((name.to_owned(), Node::new(f), itself))
         })
     }
 
@@ -602,12 +646,7 @@ impl<'a> Parser<'a> {
                         let _ = self.bb.begin_binding_block();
                         plain_open = true;
                     }
-                    let (name, f) = self.function(scope, false)?;
-                    let v = self
-                        .bb
-                        .emit_named(Expr::Function(f), &name, None, false)
-                        .or_else(|e| self.builder_error(pos, e))?;
-                    scope.bind(&name, v);
+                    self.local_function(scope, &[])?;
                 }
                 _ if self.at_qualified("R", "func_attr") => {
                     attrs = self.func_attr()?;
@@ -836,14 +875,7 @@ impl<'a> Parser<'a> {
                     self.if_stmt(scope, true)?;
                 }
                 Tok::Punct("@") => {
-                    let pos = self.pos();
-                    let (name, f) = self.function(scope, false)?;
-                    let output = outputs.contains(&name.as_str());
-                    let v = self
-                        .bb
-                        .emit_named(Expr::Function(f), &name, None, output)
-                        .or_else(|e| self.builder_error(pos, e))?;
-                    scope.bind(&name, v);
+                    self.local_function(scope, outputs)?;
                 }
                 Tok::Name(n)
                     if matches!(self.peek_at(1), Tok::Punct("=")) && self.at_symbolic_decl() =>
@@ -1167,6 +1199,17 @@ impl<'a> Parser<'a> {
                 }
                 .into())
             }
+            // A negative integer: `R.arange(10, 0, -3)`.
+            Tok::Punct("-") if matches!(self.peek_at(1), Tok::Int(_)) => {
+                self.bump();
+                match self.bump() {
+                    Tok::Int(i) => Ok(super::expr::PrimValue {
+                        value: PrimExpr::int(i.wrapping_neg()),
+                    }
+                    .into()),
+                    _ => self.expected("an integer"),
+                }
+            }
             _ => self.expected("an expression"),
         }
     }
@@ -1231,6 +1274,27 @@ impl<'a> Parser<'a> {
                 let fields = self.args(scope)?;
                 Ok(Expr::tuple(fields.into_vec()))
             }
+            // A call of a packed function by name, which may have effects:
+            // its callee is the `R.ExternFunc` itself.
+            "call_packed" => {
+                self.punct("(")?;
+                let func = self.packed_function()?;
+                let mut args = ShortVec::new();
+                let mut sinfo_args = Vec::new();
+                while self.eat_punct(",") && !self.is_punct(")") {
+                    if self.is_name("ty_args") && matches!(self.peek_at(1), Tok::Punct("=")) {
+                        self.bump();
+                        self.bump();
+                        sinfo_args = self.ty_args(scope)?;
+                    } else {
+                        args.push(self.expr(scope)?);
+                    }
+                }
+                self.punct(")")?;
+                Ok(super::expr::Call::new(func, args)
+                    .with_sinfo_args(sinfo_args)
+                    .into())
+            }
             "ExternFunc" => {
                 self.punct("(")?;
                 let name = match self.bump() {
@@ -1259,7 +1323,8 @@ impl<'a> Parser<'a> {
                     "sum" => &["axis", "keepdims"],
                     "concat" => &["axis"],
                     "matmul" => &["out_dtype"],
-                    "astype" => &["dtype"],
+                    "astype" | "ones" | "zeros" => &["dtype"],
+                    "arange" => &["dtype"],
                     _ => &[],
                 };
                 let mut sinfo_args = Vec::new();
@@ -1279,14 +1344,21 @@ impl<'a> Parser<'a> {
                         // The result's struct info: `ty_args=(R.Tensor(...),)`.
                         self.bump();
                         self.bump();
-                        self.punct("(")?;
-                        while !self.is_punct(")") {
-                            sinfo_args.push(self.annotation(scope)?);
-                            if !self.eat_punct(",") {
-                                break;
-                            }
-                        }
-                        self.punct(")")?;
+                        sinfo_args = self.ty_args(scope)?;
+                    } else if op == "call_dps_packed"
+                        && self.is_name("out_ty")
+                        && matches!(self.peek_at(1), Tok::Punct("="))
+                    {
+                        // The outputs: `out_ty=S`, or `out_ty=[S1, S2]` for a
+                        // tuple of them.
+                        self.bump();
+                        self.bump();
+                        sinfo_args = vec![self.out_ty(scope)?];
+                    } else if args.is_empty()
+                        && ops::takes_packed_function(op)
+                        && matches!(self.peek(), Tok::Str(_))
+                    {
+                        args.push(self.packed_function()?);
                     } else if matches!(self.peek(), Tok::Name(_))
                         && matches!(self.peek_at(1), Tok::Punct("="))
                     {
@@ -1353,12 +1425,62 @@ impl<'a> Parser<'a> {
                     all.insert(at, format);
                     args = all.into();
                 }
+                if op == "call_dps_packed"
+                    && let Some(inputs) = args.get(1)
+                    && !matches!(inputs, Expr::Tuple(_))
+                {
+                    // One input, written alone: TVM wraps it in a tuple.
+                    let mut all = args.into_vec();
+                    all[1] = Expr::tuple(vec![all[1].clone()]);
+                    args = all.into();
+                }
                 Ok(super::expr::Call::new(ops::op_expr(op), args)
                     .with_attrs(attrs)
                     .with_sinfo_args(sinfo_args)
                     .into())
             }
         }
+    }
+
+    /// A packed function's name, a string: an `R.ExternFunc`.
+    fn packed_function(&mut self) -> PResult<Expr> {
+        match self.bump() {
+            Tok::Str(name) => Ok(super::expr::ExternFunc {
+                name: name.into_owned(),
+            }
+            .into()),
+            _ => self.expected("a packed function's name (a string)"),
+        }
+    }
+
+    /// `(S1, S2, ...)` after `ty_args=`.
+    fn ty_args(&mut self, scope: &mut Scope) -> PResult<Vec<StructInfo>> {
+        let mut out = Vec::new();
+        self.punct("(")?;
+        while !self.is_punct(")") {
+            out.push(self.annotation(scope)?);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.punct(")")?;
+        Ok(out)
+    }
+
+    /// `S` or `[S1, S2, ...]` (a tuple of them) after `out_ty=`.
+    fn out_ty(&mut self, scope: &mut Scope) -> PResult<StructInfo> {
+        if !self.eat_punct("[") {
+            return self.annotation(scope);
+        }
+        let mut fields = Vec::new();
+        while !self.is_punct("]") {
+            fields.push(self.annotation(scope)?);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        self.punct("]")?;
+        Ok(StructInfo::tuple(fields))
     }
 
     /// A constant's value: a number, a bool, or nested lists of them.

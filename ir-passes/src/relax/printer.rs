@@ -382,6 +382,17 @@ impl Printer {
                 let value = self.value(value, names, true);
                 let _ = writeln!(out, "{pad}{value}");
             }
+            // TVM leaves out the annotation of a `call_dps_packed`'s result
+            // when its outputs say it all.
+            (Expr::Call(c), None)
+                if matches!(c.op(), Expr::Op(op) if op.name == "call_dps_packed")
+                    && super::sinfo_of(&b.value)
+                        .is_ok_and(|s| ir_core::structural::structural_eq(&s, &b.var.sinfo)) =>
+            {
+                let value = self.value(&b.value, names, true);
+                let name = names.define(&b.var);
+                let _ = writeln!(out, "{pad}{name} = {value}");
+            }
             (value, None) => {
                 // The value first (its names are given before the
                 // variable's), into scratch, then the line.
@@ -435,7 +446,8 @@ impl Printer {
             Expr::Call(c)
                 if c.attrs().is_empty()
                     && c.sinfo_args().is_empty()
-                    && format_index(c).is_none() =>
+                    && format_index(c).is_none()
+                    && !names_packed_function(c) =>
             {
                 ir_core::stack::guarded(|| {
                     self.write_value(out, c.op(), names, false);
@@ -539,15 +551,29 @@ impl Printer {
     }
 
     fn call(&mut self, c: &Call, names: &mut Names) -> String {
-        let callee = self.value(c.op(), names, false);
         let format = format_index(c);
-        let mut args: Vec<String> = c
-            .args()
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| Some(*i) != format)
-            .map(|(_, a)| self.value(a, names, false))
-            .collect();
+        let mut args: Vec<String> = Vec::with_capacity(c.args().len() + 1);
+        // A packed function called by name: `R.call_packed("f", ...)`.
+        let callee = match c.op() {
+            Expr::ExternFunc(f) => {
+                args.push(quote(&f.name));
+                "R.call_packed".to_owned()
+            }
+            op => self.value(op, names, false),
+        };
+        for (i, a) in c.args().iter().enumerate() {
+            match a {
+                _ if Some(i) == format => {}
+                // An operator's packed function, by name (TVM's `PrintCallee`).
+                Expr::ExternFunc(f) if i == 0 && matches!(c.op(), Expr::Op(_)) => {
+                    args.push(quote(&f.name));
+                }
+                a => {
+                    let text = self.value(a, names, false);
+                    args.push(text);
+                }
+            }
+        }
         if let Some(i) = format {
             let text = self.value(&c.args()[i], names, false);
             args.push(format!("format={text}"));
@@ -557,13 +583,28 @@ impl Printer {
                 .iter()
                 .map(|(k, v)| format!("{k}={}", attr_value(v))),
         );
-        if !c.sinfo_args().is_empty() {
+        if let (Expr::Op(op), [out]) = (c.op(), c.sinfo_args())
+            && op.name == "call_dps_packed"
+        {
+            // The outputs: one, or a list for a tuple of them.
+            let text = match out {
+                StructInfo::TupleStructInfo(t) => {
+                    let fields: Vec<String> =
+                        t.fields.iter().map(|s| self.sinfo(s, false)).collect();
+                    format!("[{}]", fields.join(", "))
+                }
+                s => self.sinfo(s, false),
+            };
+            args.push(format!("out_ty={text}"));
+        } else if !c.sinfo_args().is_empty() {
             let s: Vec<String> = c
                 .sinfo_args()
                 .iter()
                 .map(|s| self.sinfo(s, false))
                 .collect();
-            args.push(format!("ty_args=({},)", s.join(", ")));
+            // A Python tuple: a trailing comma only for one element.
+            let comma = if s.len() == 1 { "," } else { "" };
+            args.push(format!("ty_args=({}{comma})", s.join(", ")));
         }
         format!("{callee}({})", args.join(", "))
     }
@@ -756,4 +797,10 @@ fn format_index(c: &Call) -> Option<usize> {
         Expr::Op(op) => super::ops::format_index(&op.name).filter(|&i| i < c.args().len()),
         _ => None,
     }
+}
+
+/// Whether a call names a packed function (as its callee, or as an
+/// operator's first argument), which prints as a string.
+fn names_packed_function(c: &Call) -> bool {
+    matches!(c.op(), Expr::ExternFunc(_)) || matches!(c.args().first(), Some(Expr::ExternFunc(_)))
 }
