@@ -359,3 +359,39 @@ class Module:
     assert_eq!(data(&got[2]), vec![1.0; 4]);
     assert_eq!(data(&got[3]), Vec::<f64>::new());
 }
+
+/// Memory as TVM's VM lowering writes it: `R.dtype` values, storage and
+/// the tensors allocated in it or alone, freed by `R.vm.kill_object` (a
+/// statement, as it yields nothing). Two equal allocations are two objects:
+/// common-subexpression elimination keeps both. The interpreter allocates
+/// tensors of zeros.
+#[test]
+fn allocations_are_never_merged_and_run_as_zeros() {
+    let text = r#"# from tvm.script import ir as I
+# from tvm.script import relax as R
+
+@I.ir_module
+class Module:
+    @R.function(pure=False)
+    def main() -> R.Tensor((2, 3), dtype="int32"):
+        s: R.Any = R.vm.alloc_storage(R.shape([24]), 0, R.dtype("uint8"), R.str("global"))
+        a: R.Tensor((2, 3), dtype="int32") = R.vm.alloc_tensor(s, 0, R.shape([2, 3]), R.dtype("int32"), 0)
+        b: R.Tensor((2, 3), dtype="int32") = R.builtin.alloc_tensor(R.shape([2, 3]), R.dtype("int32"), 0, R.str("global"))
+        c: R.Tensor((2, 3), dtype="int32") = R.builtin.alloc_tensor(R.shape([2, 3]), R.dtype("int32"), 0, R.str("global"))
+        d: R.Tensor((2, 3), dtype="int32") = R.add(b, c)
+        R.vm.kill_object(a)
+        R.vm.kill_object(s)
+        return d"#;
+    let module = parse_module(text).unwrap();
+    assert_eq!(print_module(&module), text);
+    let pipeline = registry().pipeline("cse").unwrap();
+    let out = PassContext::default().run(&pipeline, &module).unwrap();
+    assert_eq!(print_module(&out), text, "both allocations stay");
+    let Value::Tensor(d) = run(&module, "main", vec![]).unwrap() else {
+        panic!("a tensor")
+    };
+    assert_eq!(
+        (d.shape.clone(), d.data.to_vec()),
+        (vec![2, 3], vec![0.0; 6])
+    );
+}

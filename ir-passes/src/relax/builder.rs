@@ -600,8 +600,14 @@ impl BlockBuilder {
     /// into the current block and stands for its result.
     fn normalize_value(&mut self, value: Expr) -> Result<Expr, BuilderError> {
         if let Expr::SeqExpr(seq) = &value
-            && !self.frames.is_empty()
+            && let Some(frame) = self.frames.last()
         {
+            // Blocks of another kind would split the open block: the
+            // sequence is bound as it is, and flattened when the function
+            // ends (`flatten_blocks`), as TVM's normalizer does.
+            if seq.blocks.iter().any(|b| b.dataflow != frame.dataflow) {
+                return Ok(value);
+            }
             let seq = seq.clone();
             for block in &seq.blocks {
                 for b in &block.bindings {
@@ -952,7 +958,7 @@ impl BlockBuilder {
         self.recycle(frame);
         let ret_sinfo = sinfo_of(&body).map_err(BuilderError)?;
         let body = Node::new(SeqExpr {
-            blocks: f.blocks,
+            blocks: super::flatten::flatten_blocks(f.blocks)?,
             body,
         });
         let func = Node::new(Function {
@@ -1127,6 +1133,7 @@ pub fn is_leaf(e: &Expr) -> bool {
             | Expr::ShapeExpr(_)
             | Expr::PrimValue(_)
             | Expr::StringImm(_)
+            | Expr::DataTypeImm(_)
             | Expr::GlobalVar(_)
             | Expr::Op(_)
             | Expr::ExternFunc(_)

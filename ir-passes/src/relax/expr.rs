@@ -132,6 +132,15 @@ pub struct StringImm {
     pub value: String,
 }
 
+/// `R.dtype("int32")`: an element type as a value (what the allocation
+/// operators take).
+#[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
+pub struct DataTypeImm {
+    /// The element type.
+    #[ir(skip)]
+    pub value: DataType,
+}
+
 /// `(a, b)`.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Tuple {
@@ -425,6 +434,8 @@ pub enum Expr {
     PrimValue(Node<PrimValue>),
     /// A string.
     StringImm(Node<StringImm>),
+    /// An element type.
+    DataTypeImm(Node<DataTypeImm>),
     /// A tuple.
     Tuple(Node<Tuple>),
     /// A projection.

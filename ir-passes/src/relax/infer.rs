@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use ir_core::{IdMap, Node, Transformed, stack};
 
-use super::expr::{Call, Expr};
+use super::expr::{AttrValue, Call, Expr};
 use super::ops;
 use super::prim::{PrimExpr, PrimExprMutator, PrimVar};
 use super::sinfo::{FuncStructInfo, PrimStructInfo, StructInfo, StructInfoMutator, lca};
@@ -99,7 +99,9 @@ fn nested_sinfo_of(e: &Expr) -> Result<StructInfo, String> {
             value: Some(p.value.clone()),
         }
         .into()),
-        Expr::StringImm(_) | Expr::Op(_) | Expr::ExternFunc(_) => Ok(StructInfo::object()),
+        Expr::StringImm(_) | Expr::DataTypeImm(_) | Expr::Op(_) | Expr::ExternFunc(_) => {
+            Ok(StructInfo::object())
+        }
         Expr::Tuple(t) => Ok(StructInfo::tuple(
             t.fields.iter().map(sinfo_of).collect::<Result<_, _>>()?,
         )),
@@ -153,9 +155,25 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
     }
     match c.op() {
         Expr::Op(op) => {
+            // An element type given as an argument (`R.dtype`) reaches
+            // inference as the `dtype` attribute.
+            // (The registry is looked up only for calls that have one.)
+            let has_dtype = c.args().iter().any(|a| matches!(a, Expr::DataTypeImm(_)));
+            let with_dtype: Option<Vec<(String, AttrValue)>> = has_dtype
+                .then(|| ops::lookup(&op.name))
+                .flatten()
+                .and_then(|d| d.dtype_arg)
+                .and_then(|i| match c.args().get(i) {
+                    Some(Expr::DataTypeImm(d)) => {
+                        let mut attrs = c.attrs().to_vec();
+                        attrs.push(("dtype".into(), AttrValue::Str(d.value.to_string())));
+                        Some(attrs)
+                    }
+                    _ => None,
+                });
+            let attrs = with_dtype.as_deref().unwrap_or(c.attrs());
             let infer = |args: &[&StructInfo]| {
-                ops::infer_call(&op.name, args, c.attrs())
-                    .map_err(|e| format!("R.{}: {e}", op.name))
+                ops::infer_call(&op.name, args, attrs).map_err(|e| format!("R.{}: {e}", op.name))
             };
             // Most operators take one or two arguments: no vector for them.
             match c.args() {

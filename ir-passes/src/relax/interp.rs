@@ -89,6 +89,8 @@ pub enum Value {
     Str(String),
     /// A function with the values of its captured variables.
     Closure(Arc<Closure>),
+    /// Storage from `R.vm.alloc_storage`, of this many bytes.
+    Storage(i64),
 }
 
 /// A function value.
@@ -122,6 +124,7 @@ impl Value {
             (Value::Prim(a), Value::Prim(b)) => a == b,
             (Value::Str(a), Value::Str(b)) => a == b,
             (Value::Closure(a), Value::Closure(b)) => Arc::ptr_eq(a, b),
+            (Value::Storage(a), Value::Storage(b)) => a == b,
             _ => false,
         })
     }
@@ -262,6 +265,7 @@ impl Machine<'_> {
             )),
             Expr::PrimValue(p) => Ok(Value::Prim(prim(&p.value, &e.prims)?)),
             Expr::StringImm(s) => Ok(Value::Str(s.value.clone())),
+            Expr::DataTypeImm(d) => Ok(Value::Str(d.value.to_string())),
             Expr::Tuple(t) => Ok(Value::Tuple(Arc::new(
                 t.fields
                     .iter()
@@ -368,8 +372,34 @@ impl Machine<'_> {
                 self.invoke(callee, call_args.to_vec())
             }
             // Effects yield nothing; printing writes nothing here (the
-            // interpreter checks values, not output).
-            "print" => Ok(Value::Tuple(Arc::new(Vec::new()))),
+            // interpreter checks values, not output), and freeing is the
+            // host's business.
+            "print" | "vm.kill_object" => Ok(Value::Tuple(Arc::new(Vec::new()))),
+            // Allocations: storage, and tensors (of zeros) in it or alone.
+            "vm.alloc_storage" => match args.first() {
+                Some(Value::Shape(s)) if s.len() == 1 => Ok(Value::Storage(s[0])),
+                _ => Err("R.vm.alloc_storage takes a 1-d shape (its size in bytes)".into()),
+            },
+            "vm.alloc_tensor" | "builtin.alloc_tensor" => {
+                let (shape, dtype) = match (op.name.as_str(), &args[..]) {
+                    (
+                        "vm.alloc_tensor",
+                        [Value::Storage(_), _, Value::Shape(s), Value::Str(d), _],
+                    )
+                    | ("builtin.alloc_tensor", [Value::Shape(s), Value::Str(d), _, _]) => (s, d),
+                    _ => return Err(format!("R.{}: unexpected arguments", op.name)),
+                };
+                let shape: Vec<usize> = shape
+                    .iter()
+                    .map(|&d| usize::try_from(d).map_err(|_| format!("negative extent {d}")))
+                    .collect::<Result<_, _>>()?;
+                let len = elements(&shape)?;
+                Ok(Value::Tensor(Tensor::new(
+                    dtype.parse()?,
+                    shape,
+                    vec![0.0; len],
+                )?))
+            }
             "assert_op" => {
                 let holds = match args.first() {
                     Some(Value::Tensor(t)) if t.data.len() == 1 => t.data[0] != 0.0,

@@ -61,6 +61,7 @@ mod builder;
 mod dot;
 mod dtype;
 mod expr;
+mod flatten;
 mod free_vars;
 mod function_dedup;
 mod infer;
@@ -82,9 +83,9 @@ pub use builder::{BlockBuilder, BuilderError, is_leaf};
 pub use dot::module_to_dot;
 pub use dtype::DataType;
 pub use expr::{
-    AttrValue, Attrs, Binding, BindingBlock, Call, ConstData, Constant, Expr, ExprMutator,
-    ExprVisitor, ExternFunc, Function, GlobalVar, If, Op, PrimValue, SeqExpr, ShapeExpr, StringImm,
-    Tuple, TupleGetItem, Var,
+    AttrValue, Attrs, Binding, BindingBlock, Call, ConstData, Constant, DataTypeImm, Expr,
+    ExprMutator, ExprVisitor, ExternFunc, Function, GlobalVar, If, Op, PrimValue, SeqExpr,
+    ShapeExpr, StringImm, Tuple, TupleGetItem, Var,
 };
 pub use free_vars::{free_vars, free_vars_of_functions};
 pub use infer::sinfo_of;

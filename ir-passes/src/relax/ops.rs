@@ -27,6 +27,13 @@ pub struct OpDef {
     pub infer: Infer,
     /// Whether it is free of side effects (all but `invoke_closure`).
     pub pure: bool,
+    /// Whether it allocates: pure, yet two calls are two objects, which
+    /// common-subexpression elimination must not merge (TVM's `TAllocator`).
+    pub allocator: bool,
+    /// The argument that is the result's element type (an `R.dtype`),
+    /// handed to inference as the `dtype` attribute: struct info does not
+    /// carry it.
+    pub dtype_arg: Option<usize>,
 }
 
 const fn op(name: &'static str, arity: usize, infer: Infer) -> OpDef {
@@ -36,6 +43,23 @@ const fn op(name: &'static str, arity: usize, infer: Infer) -> OpDef {
         infer,
         pure: true,
         variadic: false,
+        allocator: false,
+        dtype_arg: None,
+    }
+}
+
+/// An allocation: pure, of `arity` arguments, its element type (if any)
+/// the argument at `dtype_arg`.
+const fn allocation(
+    name: &'static str,
+    arity: usize,
+    infer: Infer,
+    dtype_arg: Option<usize>,
+) -> OpDef {
+    OpDef {
+        allocator: true,
+        dtype_arg,
+        ..op(name, arity, infer)
     }
 }
 
@@ -67,6 +91,8 @@ static OPS: &[OpDef] = &[
         infer: opaque_object,
         pure: false,
         variadic: false,
+        allocator: false,
+        dtype_arg: None,
     },
     // Calls of packed functions by name, as TVM lays them out: the function
     // is the first argument, an `R.ExternFunc` TVMScript writes as a string.
@@ -81,6 +107,8 @@ static OPS: &[OpDef] = &[
         infer: opaque_object,
         pure: true,
         variadic: true,
+        allocator: false,
+        dtype_arg: None,
     },
     op("call_dps_packed", 2, opaque_object),
     // Tensors made from nothing but their shape: `R.arange(start, end,
@@ -88,6 +116,23 @@ static OPS: &[OpDef] = &[
     op("arange", 3, arange),
     op("ones", 1, filled),
     op("zeros", 1, filled),
+    // Memory, as TVM's VM lowering writes it: `R.vm.alloc_storage(shape,
+    // device, R.dtype(d), R.str(scope))` is an opaque storage object,
+    // `R.vm.alloc_tensor(storage, offset, shape, R.dtype(d), device)` and
+    // `R.builtin.alloc_tensor(shape, R.dtype(d), device, R.str(scope))`
+    // tensors of that shape and type; `R.vm.kill_object(x)` frees one.
+    allocation("vm.alloc_storage", 4, opaque_object, None),
+    allocation("vm.alloc_tensor", 5, vm_alloc_tensor, Some(3)),
+    allocation("builtin.alloc_tensor", 4, builtin_alloc_tensor, Some(1)),
+    OpDef {
+        name: "vm.kill_object",
+        arity: 1,
+        infer: nothing,
+        pure: false,
+        variadic: false,
+        allocator: false,
+        dtype_arg: None,
+    },
     // Effects, as TVM lays them out: `R.print(values..., format=s)` is
     // `print(s, values...)`, `R.assert_op(cond, values..., format=s)` is
     // `assert_op(cond, s, values...)`. Both yield nothing (an empty tuple),
@@ -98,6 +143,8 @@ static OPS: &[OpDef] = &[
         infer: print,
         pure: false,
         variadic: true,
+        allocator: false,
+        dtype_arg: None,
     },
     OpDef {
         name: "assert_op",
@@ -105,6 +152,8 @@ static OPS: &[OpDef] = &[
         infer: assert_op,
         pure: false,
         variadic: true,
+        allocator: false,
+        dtype_arg: None,
     },
 ];
 
@@ -186,14 +235,47 @@ fn arange(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructI
             step,
         )),
     };
-    Ok(StructInfo::tensor(vec![len], dtype_attr(attrs, "arange")?))
+    Ok(StructInfo::tensor(
+        vec![len],
+        dtype_attr(attrs, "R.arange")?,
+    ))
 }
 
 /// `R.ones(shape)`, `R.zeros(shape)`: a tensor of that shape, of the
 /// `dtype` attribute.
 fn filled(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructInfo, String> {
-    let dtype = dtype_attr(attrs, "ones")?;
-    match args[0] {
+    tensor_of_shape(args[0], attrs)
+}
+
+/// `R.vm.alloc_tensor(storage, offset, shape, dtype, device)`.
+fn vm_alloc_tensor(
+    args: &[&StructInfo],
+    attrs: &[(String, AttrValue)],
+) -> Result<StructInfo, String> {
+    tensor_of_shape(args[2], attrs)
+}
+
+/// `R.builtin.alloc_tensor(shape, dtype, device, scope)`.
+fn builtin_alloc_tensor(
+    args: &[&StructInfo],
+    attrs: &[(String, AttrValue)],
+) -> Result<StructInfo, String> {
+    tensor_of_shape(args[0], attrs)
+}
+
+/// What an effect without a result yields: the empty tuple.
+fn nothing(_: &[&StructInfo], _: &[(String, AttrValue)]) -> Result<StructInfo, String> {
+    Ok(StructInfo::tuple(Vec::new()))
+}
+
+/// A tensor of shape `shape` (a shape's struct info) and of the `dtype`
+/// attribute.
+fn tensor_of_shape(
+    shape: &StructInfo,
+    attrs: &[(String, AttrValue)],
+) -> Result<StructInfo, String> {
+    let dtype = dtype_attr(attrs, "the allocation")?;
+    match shape {
         StructInfo::ShapeStructInfo(s) => Ok(match &s.values {
             Some(values) => StructInfo::tensor(values.clone(), dtype),
             None => StructInfo::tensor_ndim(s.ndim, dtype),
@@ -202,10 +284,10 @@ fn filled(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructI
     }
 }
 
-fn dtype_attr(attrs: &[(String, AttrValue)], op: &str) -> Result<DataType, String> {
+fn dtype_attr(attrs: &[(String, AttrValue)], what: &str) -> Result<DataType, String> {
     match attr(attrs, "dtype") {
         Some(AttrValue::Str(s)) => s.parse(),
-        _ => Err(format!("R.{op} needs a dtype")),
+        _ => Err(format!("{what} needs a dtype")),
     }
 }
 

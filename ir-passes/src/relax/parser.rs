@@ -1269,6 +1269,15 @@ impl<'a> Parser<'a> {
                 }
                 .into())
             }
+            "dtype" => {
+                self.punct("(")?;
+                let value = match self.bump() {
+                    Tok::Str(s) => s.parse().or_else(|e: String| self.error(e))?,
+                    _ => return self.expected("a dtype string"),
+                };
+                self.punct(")")?;
+                Ok(super::expr::DataTypeImm { value }.into())
+            }
             "tuple" => {
                 self.punct("(")?;
                 let fields = self.args(scope)?;

@@ -515,6 +515,7 @@ impl Printer {
             Expr::ShapeExpr(s) => format!("R.shape([{}])", self.prims(&s.values, false)),
             Expr::PrimValue(p) => p.value.to_string(),
             Expr::StringImm(s) => format!("R.str({})", quote(&s.value)),
+            Expr::DataTypeImm(d) => format!("R.dtype({})", quote(&d.value.to_string())),
             Expr::Tuple(t) => {
                 let fields: Vec<String> = t
                     .fields

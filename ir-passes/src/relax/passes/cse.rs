@@ -128,7 +128,12 @@ impl Cse {
         if matches!(value, Expr::Function(_) | Expr::If(_) | Expr::SeqExpr(_)) {
             return false;
         }
-        (matches!(value, Expr::Call(_)) || !self.call_only) && !contains_impure_call(value)
+        // Two allocations are two objects, however alike (TVM's `TAllocator`).
+        let allocates = matches!(value, Expr::Call(c)
+            if matches!(c.op(), Expr::Op(op) if crate::relax::ops::lookup(&op.name).is_some_and(|d| d.allocator)));
+        (matches!(value, Expr::Call(_)) || !self.call_only)
+            && !allocates
+            && !contains_impure_call(value)
     }
 }
 
