@@ -666,6 +666,14 @@ impl<'a> Parser<'a> {
                     scope.symbolic(n);
                     self.skip_line();
                 }
+                // `m = TypeVar("m")` before a nested function whose
+                // signature introduces `m`: the signature defines it.
+                Tok::Name(_)
+                    if matches!(self.peek_at(1), Tok::Punct("="))
+                        && matches!(self.peek_at(2), Tok::Name("TypeVar")) =>
+                {
+                    self.skip_line();
+                }
                 Tok::Name(_) if self.at_expression_statement() => {
                     if !plain_open {
                         let _ = self.bb.begin_binding_block();

@@ -172,6 +172,12 @@ struct Printer {
     uses_t: bool,
     /// Symbolic variables declared with `TypeVar` at the top.
     type_vars: BTreeSet<String>,
+    /// Whether a nested function's signature declared some with `TypeVar`
+    /// in front of it (the top imports `TypeVar` then too).
+    nested_type_vars: bool,
+    /// The symbolic variables defined so far in the function being printed
+    /// (by its signature, a `match_cast`, an enclosing function's).
+    known_symbolic: IdSet<Node<PrimVar>>,
     /// Non-scalar constants, printed as `metadata[...]`.
     metadata: usize,
     /// Tensor annotations already printed (outside signatures), by node.
@@ -197,6 +203,8 @@ impl Printer {
             in_module,
             uses_t: false,
             type_vars: BTreeSet::new(),
+            nested_type_vars: false,
+            known_symbolic: IdSet::default(),
             metadata: 0,
             tensor_text: IdMap::default(),
             constant_text: IdMap::default(),
@@ -210,7 +218,7 @@ impl Printer {
     /// touching as many new pages).
     fn finish(&self, preamble: &str, mut body: String) -> String {
         let mut out = String::new();
-        if !self.type_vars.is_empty() {
+        if !self.type_vars.is_empty() || self.nested_type_vars {
             out.push_str("# from typing import TypeVar\n");
         }
         if self.in_module {
@@ -244,13 +252,21 @@ impl Printer {
             (false, false) => "@R.function(pure=False)",
             (false, true) => "@R.function(pure=False, private=True)",
         };
-        // Symbolic variables the parameters mention are declared up front.
+        // Symbolic variables the parameters mention are declared up front
+        // (a nested function's, those its enclosing functions do not know,
+        // are declared by the binding in front of it).
         let mut param_vars = SymbolicVars::default();
         for p in &f.params {
             param_vars.visit_struct_info(&p.sinfo);
         }
+        if level <= 1 {
+            self.known_symbolic.clear();
+            for v in &param_vars.order {
+                self.type_vars.insert(v.name.clone());
+            }
+        }
         for v in &param_vars.order {
-            self.type_vars.insert(v.name.clone());
+            self.known_symbolic.insert(v.id());
         }
         let params: Vec<String> = f
             .params
@@ -292,6 +308,7 @@ impl Printer {
         }
         for v in &body_vars.order {
             self.uses_t = true;
+            self.known_symbolic.insert(v.id());
             let _ = writeln!(out, "{inner}{} = T.int64()", v.name);
         }
         self.seq_body(out, &f.body, &mut names, level + 1, None);
@@ -356,7 +373,36 @@ impl Printer {
         match (&b.value, &b.cast) {
             (Expr::Function(f), None) => {
                 let name = names.define(&b.var);
+                // Symbolic variables its signature introduces: `TypeVar`s.
+                let mut introduced = SymbolicVars::default();
+                for p in &f.params {
+                    introduced.visit_struct_info(&p.sinfo);
+                }
+                let new: BTreeSet<&str> = introduced
+                    .order
+                    .iter()
+                    .filter(|v| !self.known_symbolic.contains(&v.id()))
+                    .map(|v| v.name.as_str())
+                    .collect();
+                if !new.is_empty() {
+                    self.nested_type_vars = true;
+                }
+                if self.nested_type_vars {
+                    let _ = writeln!(out, "{pad}# from typing import TypeVar");
+                }
+                // TVM's header names what the function prints: `T.` for
+                // scalars and symbolic variables a match_cast defines.
+                if prints_tirx(f, &self.known_symbolic) {
+                    self.uses_t = true;
+                    let _ = writeln!(
+                        out,
+                        "{pad}# from tvm.script import tirx as T\n{pad}# from tvm.tirx.layout import Axis"
+                    );
+                }
                 let _ = writeln!(out, "{pad}# from tvm.script import relax as R\n{pad}");
+                for v in &new {
+                    let _ = writeln!(out, "{pad}{v} = TypeVar(\"{v}\")");
+                }
                 self.function_nested(out, &name, f, level);
                 out.push('\n');
             }
@@ -804,4 +850,45 @@ fn format_index(c: &Call) -> Option<usize> {
 /// operator's first argument), which prints as a string.
 fn names_packed_function(c: &Call) -> bool {
     matches!(c.op(), Expr::ExternFunc(_)) || matches!(c.args().first(), Some(Expr::ExternFunc(_)))
+}
+
+/// Whether a nested function's own text (its signature and bindings, not
+/// its nested functions') uses `T.`: a scalar's struct info, or a symbolic
+/// variable a match_cast defines (`n = T.int64()`). Looking one level deep
+/// keeps printing linear in the depth of nested functions.
+fn prints_tirx(f: &Function, known: &IdSet<Node<PrimVar>>) -> bool {
+    #[derive(Default)]
+    struct Scalars(bool);
+    impl PrimExprVisitor for Scalars {}
+    impl StructInfoVisitor for Scalars {
+        fn visit_prim_struct_info(&mut self, _: &Node<super::sinfo::PrimStructInfo>) {
+            self.0 = true;
+        }
+    }
+    let mut scalars = Scalars::default();
+    for p in &f.params {
+        scalars.visit_struct_info(&p.sinfo);
+    }
+    scalars.visit_struct_info(&f.ret_sinfo);
+    let mut signature = SymbolicVars::default();
+    for p in &f.params {
+        signature.visit_struct_info(&p.sinfo);
+    }
+    for block in &f.body.blocks {
+        for b in &block.bindings {
+            scalars.visit_struct_info(&b.var.sinfo);
+            if let Some(cast) = &b.cast {
+                let mut cast_vars = SymbolicVars::default();
+                cast_vars.visit_struct_info(cast);
+                if cast_vars
+                    .order
+                    .iter()
+                    .any(|v| !signature.seen.contains(&v.id()) && !known.contains(&v.id()))
+                {
+                    return true;
+                }
+            }
+        }
+    }
+    scalars.0
 }
