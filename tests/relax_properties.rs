@@ -395,3 +395,37 @@ class Module:
         (vec![2, 3], vec![0.0; 6])
     );
 }
+
+/// Sizes from user input are checked before anything is allocated, and
+/// `R.arange`'s length is exact at the ends of the integers and counts
+/// down for a negative step.
+#[test]
+fn filled_tensor_sizes_are_checked_and_ranges_are_exact() {
+    let module = |body: &str, ret: &str| {
+        parse_module(&format!(
+            "@I.ir_module\nclass Module:\n    @R.function\n    def main() -> {ret}:\n        z: {ret} = {body}\n        return z"
+        ))
+    };
+    let huge = module(
+        r#"R.zeros(R.shape([1048576, 1048576]), dtype="float32")"#,
+        r#"R.Tensor((1048576, 1048576), dtype="float32")"#,
+    )
+    .unwrap();
+    let err = run(&huge, "main", vec![]).unwrap_err();
+    assert!(err.contains("elements"), "{err}");
+    let wide = module(
+        "R.arange(-2, 9223372036854775807, 4611686018427387904)",
+        r#"R.Tensor((3,), dtype="int64")"#,
+    );
+    assert!(wide.is_ok(), "{:?}", wide.err());
+    let down = parse_module(
+        r#"@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n",), dtype="float32")) -> R.Tensor(("n",), dtype="int64"):
+        n = T.int64()
+        z: R.Tensor((n,), dtype="int64") = R.arange(n, 0, -1, dtype="int64")
+        return z"#,
+    );
+    assert!(down.is_ok(), "{:?}", down.err());
+}

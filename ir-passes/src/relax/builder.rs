@@ -765,6 +765,8 @@ impl BlockBuilder {
                 _ => blocks.push(block.clone()),
             }
         }
+        // A sequence bound unflattened (it would have split its block).
+        let blocks = super::flatten::flatten_blocks(blocks)?;
         Ok(Node::new(SeqExpr { blocks, body }))
     }
 

@@ -850,7 +850,8 @@ fn kernel(name: &str, args: &[Value], attrs: &[(String, AttrValue)]) -> Result<V
                 .map(|&d| usize::try_from(d).map_err(|_| format!("R.{name}: negative extent {d}")))
                 .collect::<Result<_, _>>()?;
             let fill = if name == "ones" { 1.0 } else { 0.0 };
-            let len = shape.iter().product();
+            // Checked before anything is allocated.
+            let len = elements(&shape)?;
             Tensor::new(dtype_of(attrs, name)?, shape, vec![fill; len])?
         }
         other => return Err(format!("the interpreter has no kernel for R.{other}")),

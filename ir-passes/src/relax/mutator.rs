@@ -282,6 +282,15 @@ pub fn seq_expr<M: ExprMutator + ?Sized>(m: &mut M, seq: &Node<SeqExpr>) -> Tran
     }
     let mut blocks = blocks.unwrap_or_else(|| seq.blocks.to_vec());
     blocks.extend(prologue);
+    // A sequence a hook emitted that would have split its block is bound
+    // unflattened by the builder: flattened here, as TVM's normalizer does.
+    let blocks = match crate::relax::flatten::flatten_blocks(blocks) {
+        Ok(b) => b,
+        Err(e) => {
+            m.mutator_state().fail(e);
+            return Transformed::Keep;
+        }
+    };
     Transformed::Replace(
         SeqExpr {
             blocks,

@@ -222,9 +222,27 @@ fn arange(args: &[&StructInfo], attrs: &[(String, AttrValue)]) -> Result<StructI
     let len = match (const_value(&start), const_value(&end), const_value(&step)) {
         (_, _, Some(0)) => return Err("R.arange's step must not be zero".into()),
         (Some(a), Some(b), Some(c)) => {
-            PrimExpr::int(((b - a) as f64 / c as f64).ceil().max(0.0) as i64)
+            // ceil((b - a) / c), at least 0, exactly (i128: no bound overflows).
+            let (span, c) = (i128::from(b) - i128::from(a), i128::from(c));
+            let len = if span != 0 && (span > 0) == (c > 0) {
+                (span + c - c.signum()) / c
+            } else {
+                0
+            };
+            PrimExpr::int(i64::try_from(len).map_err(|_| "R.arange: too many elements")?)
         }
-        // (end - start + step - 1) // step, which is end - start for a step of 1.
+        // A known negative step counts down: (start - end - step - 1) // -step.
+        (_, _, Some(c)) if c < 0 => simplify(&PrimExpr::binary(
+            BinOp::FloorDiv,
+            PrimExpr::binary(
+                BinOp::Add,
+                PrimExpr::binary(BinOp::Sub, start, end),
+                PrimExpr::int(-c - 1),
+            ),
+            PrimExpr::int(-c),
+        )),
+        // (end - start + step - 1) // step, which is end - start for a step
+        // of 1 (TVM's form; a range that is empty is not told apart).
         _ => simplify(&PrimExpr::binary(
             BinOp::FloorDiv,
             PrimExpr::binary(

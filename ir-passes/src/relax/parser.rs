@@ -551,8 +551,10 @@ impl<'a> Parser<'a> {
                 let sig = signature(&params, ret.clone(), pure);
                 self.globals.insert(name.to_owned(), sig);
             }
+            // (A parameter of the function's own name hides it.)
+            let shadowed = params.iter().any(|p| p.name == name);
             let itself = match (local, &ret) {
-                (Some((in_dataflow, outputs)), Some(_)) => {
+                (Some((in_dataflow, outputs)), Some(_)) if !shadowed => {
                     let dataflow = in_dataflow && !outputs.contains(&name);
                     let v = Node::new(Var {
                         name: name.into(),
@@ -884,6 +886,12 @@ impl<'a> Parser<'a> {
                 }
                 Tok::Punct("@") => {
                     self.local_function(scope, outputs)?;
+                }
+                Tok::Name(_)
+                    if matches!(self.peek_at(1), Tok::Punct("="))
+                        && matches!(self.peek_at(2), Tok::Name("TypeVar")) =>
+                {
+                    self.skip_line();
                 }
                 Tok::Name(n)
                     if matches!(self.peek_at(1), Tok::Punct("=")) && self.at_symbolic_decl() =>

@@ -175,6 +175,8 @@ struct Printer {
     /// Whether a nested function's signature declared some with `TypeVar`
     /// in front of it (the top imports `TypeVar` then too).
     nested_type_vars: bool,
+    /// Whether the function being printed is nested in another.
+    nested: bool,
     /// The symbolic variables defined so far in the function being printed
     /// (by its signature, a `match_cast`, an enclosing function's).
     known_symbolic: IdSet<Node<PrimVar>>,
@@ -204,6 +206,7 @@ impl Printer {
             uses_t: false,
             type_vars: BTreeSet::new(),
             nested_type_vars: false,
+            nested: false,
             known_symbolic: IdSet::default(),
             metadata: 0,
             tensor_text: IdMap::default(),
@@ -259,7 +262,7 @@ impl Printer {
         for p in &f.params {
             param_vars.visit_struct_info(&p.sinfo);
         }
-        if level <= 1 {
+        if !self.nested {
             self.known_symbolic.clear();
             for v in &param_vars.order {
                 self.type_vars.insert(v.name.clone());
@@ -474,7 +477,9 @@ impl Printer {
     /// A function bound in another: its own names would clash with the
     /// enclosing ones in TVM's printer only by choice; it shares them.
     fn function_nested(&mut self, out: &mut String, name: &str, f: &Node<Function>, level: usize) {
+        let outer = std::mem::replace(&mut self.nested, true);
         self.function(out, name, f, level);
+        self.nested = outer;
     }
 
     /// [`Printer::value`], written into `out`: a variable, an operator, a
@@ -612,7 +617,10 @@ impl Printer {
             match a {
                 _ if Some(i) == format => {}
                 // An operator's packed function, by name (TVM's `PrintCallee`).
-                Expr::ExternFunc(f) if i == 0 && matches!(c.op(), Expr::Op(_)) => {
+                Expr::ExternFunc(f)
+                    if i == 0
+                        && matches!(c.op(), Expr::Op(op) if super::ops::takes_packed_function(&op.name)) =>
+                {
                     args.push(quote(&f.name));
                 }
                 a => {
@@ -849,7 +857,11 @@ fn format_index(c: &Call) -> Option<usize> {
 /// Whether a call names a packed function (as its callee, or as an
 /// operator's first argument), which prints as a string.
 fn names_packed_function(c: &Call) -> bool {
-    matches!(c.op(), Expr::ExternFunc(_)) || matches!(c.args().first(), Some(Expr::ExternFunc(_)))
+    matches!(c.op(), Expr::ExternFunc(_))
+        || matches!(
+            (c.op(), c.args().first()),
+            (Expr::Op(op), Some(Expr::ExternFunc(_))) if super::ops::takes_packed_function(&op.name)
+        )
 }
 
 /// Whether a nested function's own text (its signature and bindings, not
