@@ -232,8 +232,21 @@ impl<T> From<Vec<T>> for ShortVec<T> {
 }
 
 impl<T, const N: usize> From<[T; N]> for ShortVec<T> {
+    /// The representation is chosen from `N` at compile time: no pushes.
     fn from(items: [T; N]) -> Self {
-        items.into_iter().collect()
+        if N > 2 {
+            return ShortVec(Repr::Heap(Vec::from(items)));
+        }
+        let mut items = items.into_iter();
+        let mut next = || items.next().expect("N items");
+        match N {
+            0 => Self::new(),
+            1 => Self::one(next()),
+            _ => {
+                let a = next();
+                Self::two(a, next())
+            }
+        }
     }
 }
 

@@ -18,7 +18,6 @@
 //! ```
 
 use std::fmt;
-use std::fmt::Write as _;
 
 use compact_str::CompactString;
 use ir_core::{Family, IdMap, Node, ShortVec};
@@ -84,28 +83,44 @@ struct FunctionFrame {
 struct NameSupply {
     /// The hashes of the names taken verbatim.
     verbatim: FxHashSet<u64>,
+    /// How many of those names end in a digit: while none do, a counter's
+    /// name (`lv12`) cannot be among them and is not hashed to check.
+    verbatim_with_digits: usize,
     /// Per hint (by hash), its counter's next number: `hint{i}` is taken for
     /// every `1 <= i < next` (given out, or passed over because taken).
     next: FxHashMap<u64, usize>,
     /// How many counters' hints end in a digit (`x1`): while none do, a
     /// name's only possible counter is the one before its digits.
     digit_hints: usize,
+    /// Where a counter's name is put together.
+    scratch: String,
+}
+
+fn ends_in_digit(name: &str) -> bool {
+    name.ends_with(|c: char| c.is_ascii_digit())
 }
 
 impl NameSupply {
     /// Marks `name` as taken.
     fn reserve(&mut self, name: &str) {
-        self.verbatim.insert(name_hash(name));
+        self.take_verbatim(name, name_hash(name));
+    }
+
+    fn take_verbatim(&mut self, name: &str, hash: u64) {
+        if self.verbatim.insert(hash) && ends_in_digit(name) {
+            self.verbatim_with_digits += 1;
+        }
     }
 
     /// Whether `name` is taken: verbatim, or by a counter (`lv12` may be
     /// `lv` + 12 or `lv1` + 2). The split at `free_split` is known free
     /// (the counter being asked).
     fn is_taken(&self, name: &str, free_split: Option<usize>) -> bool {
-        if self.verbatim.contains(&name_hash(name)) {
+        let digits_from = name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let may_be_verbatim = digits_from == name.len() || self.verbatim_with_digits > 0;
+        if may_be_verbatim && self.verbatim.contains(&name_hash(name)) {
             return true;
         }
-        let digits_from = name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         // Each split leaves a number of one digit or more after it. A prefix
         // ending in a digit can only be a hint ending in one.
         let splits = if self.digit_hints == 0 {
@@ -129,24 +144,32 @@ impl NameSupply {
     /// `hint` itself if free, else `hint` with its counter's first free number.
     fn fresh(&mut self, hint: &str) -> CompactString {
         let hint_hash = name_hash(hint);
-        if !self.is_taken(hint, None) {
-            self.verbatim.insert(hint_hash);
-            return hint.into();
+        // While no taken name and no counted hint ends in a digit, the
+        // counter's next name (`lv7`) can be nobody else's: the only hint it
+        // could split into is this one.
+        if self.digit_hints == 0
+            && self.verbatim_with_digits == 0
+            && let Some(next) = self.next.get_mut(&hint_hash)
+        {
+            *next += 1;
+            return counter_name(&mut self.scratch, hint, *next - 1);
         }
         let mut i = match self.next.get(&hint_hash) {
+            // A hint has a counter only once it is taken.
             Some(&next) => next,
+            None if !self.is_taken(hint, None) => {
+                self.take_verbatim(hint, hint_hash);
+                return hint.into();
+            }
             None => {
-                if hint.ends_with(|c: char| c.is_ascii_digit()) {
+                if ends_in_digit(hint) {
                     self.digit_hints += 1;
                 }
                 1
             }
         };
-        let mut name = CompactString::with_capacity(hint.len() + 4);
         loop {
-            name.clear();
-            name.push_str(hint);
-            write!(name, "{i}").expect("writing to a String");
+            let name = counter_name(&mut self.scratch, hint, i);
             i += 1;
             if !self.is_taken(&name, Some(hint.len())) {
                 self.next.insert(hint_hash, i);
@@ -154,6 +177,27 @@ impl NameSupply {
             }
         }
     }
+}
+
+/// `hint` followed by `i` in decimal. Written by hand: `write!` goes
+/// through `fmt`'s padding machinery, which cost a third of naming a
+/// variable. Put together in `scratch`, so that the name is made in one
+/// piece without checking bytes for UTF-8.
+fn counter_name(scratch: &mut String, hint: &str, mut i: usize) -> CompactString {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (i % 10) as u8;
+        i /= 10;
+        if i == 0 {
+            break;
+        }
+    }
+    scratch.clear();
+    scratch.push_str(hint);
+    scratch.extend(digits[at..].iter().map(|&d| char::from(d)));
+    CompactString::from(scratch.as_str())
 }
 
 /// Builds binding blocks, functions and modules; see the module docs.
@@ -630,7 +674,7 @@ impl BlockBuilder {
         // gives) is in normal form: no stack check, no list.
         if let Expr::Call(c) = &value
             && c.args().iter().all(is_leaf)
-            && !matches!(c.op(), Expr::Op(op) if super::ops::has_legalizer(&op.name))
+            && !matches!(c.op(), Expr::Op(op) if super::ops::has_legalizer(op.name()))
         {
             return Ok(value);
         }
@@ -657,12 +701,12 @@ impl BlockBuilder {
             Expr::Call(c) => {
                 let mut args: Option<ShortVec<Expr>> = self.normalize_list(c.args(), false)?;
                 if let Expr::Op(op) = c.op()
-                    && super::ops::has_legalizer(&op.name)
+                    && super::ops::has_legalizer(op.name())
                 {
                     let now = args.as_ref().map_or(c.args(), |a| a.as_slice());
                     let sinfo = now.iter().map(sinfo_of).collect::<Result<Vec<_>, _>>();
                     if let Ok(sinfo) = sinfo
-                        && let Some(legal) = super::ops::legalize_call(&op.name, now, &sinfo)
+                        && let Some(legal) = super::ops::legalize_call(op.name(), now, &sinfo)
                     {
                         args = Some(legal.into());
                     }

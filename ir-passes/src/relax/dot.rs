@@ -75,7 +75,7 @@ impl Graph<'_> {
         let what = match (&b.value, &b.cast) {
             (_, Some(_)) => "R.match_cast".to_owned(),
             (Expr::Call(c), None) => match c.op() {
-                Expr::Op(op) => format!("R.{}", op.name),
+                Expr::Op(op) => format!("R.{}", op.name()),
                 Expr::GlobalVar(g) => format!("cls.{}", g.name),
                 Expr::Var(v) => format!("{}(...)", v.name),
                 _ => "call".to_owned(),

@@ -374,12 +374,39 @@ pub struct GlobalVar {
     pub sinfo: Option<StructInfo>,
 }
 
-/// A registered operator: `R.add`.
+/// An operator: `R.add`. Made with [`Expr::op`], which hands out the
+/// registry's one node per registered operator.
 #[derive(Debug, Clone, Visitable, Mutable, StructuralEq)]
 pub struct Op {
     /// Its name without the `R.` prefix: `add`, `nn.relu`.
     #[ir(skip)]
-    pub name: String,
+    name: String,
+    /// Its place in the registry (TVM's `Op::index_`), found once when it
+    /// was made, so that inference reads the registry without looking the
+    /// name up; `None` for an unregistered name. It follows from the name,
+    /// so it is not compared.
+    #[ir(skip, eq = false)]
+    registered: Option<u32>,
+}
+
+impl Op {
+    /// The operator of registry entry `index`, or of no entry.
+    pub(crate) fn with_index(name: &str, registered: Option<u32>) -> Op {
+        Op {
+            name: name.to_owned(),
+            registered,
+        }
+    }
+
+    /// Its name without the `R.` prefix: `add`, `nn.relu`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its registry entry, if it is registered.
+    pub fn def(&self) -> Option<&'static super::ops::OpDef> {
+        self.registered.map(super::ops::def_at)
+    }
 }
 
 /// An external (packed) function, by name.

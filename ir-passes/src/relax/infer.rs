@@ -158,12 +158,11 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
             // An element type given as an argument (`R.dtype`) reaches
             // inference as the `dtype` attribute.
             // (The registry is looked up only for calls that have one.)
-            let has_dtype = c.args().iter().any(|a| matches!(a, Expr::DataTypeImm(_)));
-            let with_dtype: Option<Vec<(String, AttrValue)>> = has_dtype
-                .then(|| ops::lookup(&op.name))
-                .flatten()
-                .and_then(|d| d.dtype_arg)
-                .and_then(|i| match c.args().get(i) {
+            let def = op
+                .def()
+                .ok_or_else(|| format!("unknown operator R.{}", op.name()))?;
+            let with_dtype: Option<Vec<(String, AttrValue)>> =
+                def.dtype_arg.and_then(|i| match c.args().get(i) {
                     Some(Expr::DataTypeImm(d)) => {
                         let mut attrs = c.attrs().to_vec();
                         attrs.push(("dtype".into(), AttrValue::Str(d.value.to_string())));
@@ -173,7 +172,7 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
                 });
             let attrs = with_dtype.as_deref().unwrap_or(c.attrs());
             let infer = |args: &[&StructInfo]| {
-                ops::infer_call(&op.name, args, attrs).map_err(|e| format!("R.{}: {e}", op.name))
+                ops::infer_with(def, args, attrs).map_err(|e| format!("R.{}: {e}", def.name))
             };
             // Most operators take one or two arguments: no vector for them.
             match c.args() {

@@ -327,7 +327,7 @@ impl Machine<'_> {
                 }))),
                 None => Err(format!("no function {}", g.name)),
             },
-            Expr::Op(o) => Err(format!("operator R.{} used as a value", o.name)),
+            Expr::Op(o) => Err(format!("operator R.{} used as a value", o.name())),
             Expr::ExternFunc(f) => Err(format!("external function {} cannot run here", f.name)),
             Expr::BindingBlock(_) | Expr::Binding(_) => Err("a block is not a value".into()),
         })
@@ -353,7 +353,7 @@ impl Machine<'_> {
             let callee = self.eval(c.op(), e, None)?;
             return self.invoke(&callee, args);
         };
-        match op.name.as_str() {
+        match op.name() {
             "make_closure" => {
                 let [Value::Closure(f), Value::Tuple(captured)] = &args[..] else {
                     return Err("R.make_closure takes a function and a tuple".into());
@@ -367,7 +367,7 @@ impl Machine<'_> {
             }
             "invoke_closure" | "invoke_pure_closure" => {
                 let [callee, Value::Tuple(call_args)] = &args[..] else {
-                    return Err(format!("R.{} takes a closure and a tuple", op.name));
+                    return Err(format!("R.{} takes a closure and a tuple", op.name()));
                 };
                 self.invoke(callee, call_args.to_vec())
             }
@@ -381,13 +381,13 @@ impl Machine<'_> {
                 _ => Err("R.vm.alloc_storage takes a 1-d shape (its size in bytes)".into()),
             },
             "vm.alloc_tensor" | "builtin.alloc_tensor" => {
-                let (shape, dtype) = match (op.name.as_str(), &args[..]) {
+                let (shape, dtype) = match (op.name(), &args[..]) {
                     (
                         "vm.alloc_tensor",
                         [Value::Storage(_), _, Value::Shape(s), Value::Str(d), _],
                     )
                     | ("builtin.alloc_tensor", [Value::Shape(s), Value::Str(d), _, _]) => (s, d),
-                    _ => return Err(format!("R.{}: unexpected arguments", op.name)),
+                    _ => return Err(format!("R.{}: unexpected arguments", op.name())),
                 };
                 let shape: Vec<usize> = shape
                     .iter()

@@ -120,8 +120,18 @@ impl Expr {
     /// defaults. Attributes the operator does not take are kept as given;
     /// the parser reports them instead.
     pub fn call_op_with(name: &str, args: impl Into<ShortVec<Expr>>, attrs: Attrs) -> Expr {
-        let attrs = ops::canonical_attrs(name, attrs.clone()).unwrap_or(attrs);
-        Call::new(ops::op_expr(name), args).with_attrs(attrs).into()
+        let (op, defaults) = ops::op_with_defaults(name);
+        let attrs = if attrs.is_empty() {
+            defaults
+        } else {
+            ops::canonical_attrs(name, attrs.clone()).unwrap_or(attrs)
+        };
+        let call = Call::new(op, args);
+        if attrs.is_empty() {
+            call.into()
+        } else {
+            call.with_attrs(attrs).into()
+        }
     }
 
     /// The operator `R.<name>` as a callee. A registered operator is one

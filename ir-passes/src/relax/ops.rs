@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 
 use ir_core::Node;
+use rustc_hash::FxHashMap;
 
 use super::arith::{can_prove_equal, const_value, simplify};
 use super::dtype::DataType;
@@ -314,9 +315,40 @@ pub fn lookup(name: &str) -> Option<&'static OpDef> {
     index_of(name).map(|i| &OPS[i])
 }
 
+/// What is made once per registered operator: its shared node and its
+/// attributes at their defaults.
+struct Registered {
+    node: Node<Op>,
+    defaults: Attrs,
+}
+
+/// The registry's index by name and what is made once per operator. A
+/// hashed index: a linear scan of the names cost more than inferring an
+/// `R.add`.
+fn registered() -> &'static (FxHashMap<&'static str, usize>, Vec<Registered>) {
+    static TABLE: OnceLock<(FxHashMap<&'static str, usize>, Vec<Registered>)> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let index = OPS.iter().enumerate().map(|(i, d)| (d.name, i)).collect();
+        let made = OPS
+            .iter()
+            .enumerate()
+            .map(|(i, d)| Registered {
+                node: Node::new(Op::with_index(d.name, Some(i as u32))),
+                defaults: canonical_attrs(d.name, Vec::new()).expect("no attributes given"),
+            })
+            .collect();
+        (index, made)
+    })
+}
+
+/// Registry entry `index` (of an [`Op`]).
+pub(crate) fn def_at(index: u32) -> &'static OpDef {
+    &OPS[index as usize]
+}
+
 /// Where the operator named `name` is registered.
 fn index_of(name: &str) -> Option<usize> {
-    OPS.iter().position(|o| o.name == name)
+    registered().0.get(name).copied()
 }
 
 /// Every registered name.
@@ -328,22 +360,18 @@ pub fn op_names() -> impl Iterator<Item = &'static str> {
 /// node shared by every call of it, as TVM's `Op::Get` hands out the
 /// registry's: a call allocates no operator and no name.
 pub fn op_expr(name: &str) -> Expr {
-    static NODES: OnceLock<Vec<Node<Op>>> = OnceLock::new();
-    let nodes = NODES.get_or_init(|| {
-        OPS.iter()
-            .map(|d| {
-                Node::new(Op {
-                    name: d.name.to_owned(),
-                })
-            })
-            .collect()
-    });
+    op_with_defaults(name).0
+}
+
+/// [`op_expr`], with the operator's attributes at their defaults (none for
+/// an unregistered name).
+pub(crate) fn op_with_defaults(name: &str) -> (Expr, Attrs) {
     match index_of(name) {
-        Some(i) => Expr::Op(nodes[i].clone()),
-        None => Op {
-            name: name.to_owned(),
+        Some(i) => {
+            let made = &registered().1[i];
+            (Expr::Op(made.node.clone()), made.defaults.clone())
         }
-        .into(),
+        None => (Op::with_index(name, None).into(), Vec::new()),
     }
 }
 
@@ -354,6 +382,16 @@ pub fn infer_call(
     attrs: &[(String, AttrValue)],
 ) -> Result<StructInfo, String> {
     let def = lookup(name).ok_or_else(|| format!("unknown operator R.{name}"))?;
+    infer_with(def, args, attrs)
+}
+
+/// [`infer_call`] of a registry entry.
+pub(crate) fn infer_with(
+    def: &OpDef,
+    args: &[&StructInfo],
+    attrs: &[(String, AttrValue)],
+) -> Result<StructInfo, String> {
+    let name = def.name;
     if args.len() < def.arity {
         return Err(format!(
             "R.{name} takes at least {} argument{}, got {}",

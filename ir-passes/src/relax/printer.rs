@@ -434,7 +434,7 @@ impl Printer {
             // TVM leaves out the annotation of a `call_dps_packed`'s result
             // when its outputs say it all.
             (Expr::Call(c), None)
-                if matches!(c.op(), Expr::Op(op) if op.name == "call_dps_packed")
+                if matches!(c.op(), Expr::Op(op) if op.name() == "call_dps_packed")
                     && super::sinfo_of(&b.value)
                         .is_ok_and(|s| ir_core::structural::structural_eq(&s, &b.var.sinfo)) =>
             {
@@ -489,7 +489,7 @@ impl Printer {
             Expr::Var(v) => out.push_str(&names.define(v)),
             Expr::Op(o) => {
                 out.push_str("R.");
-                out.push_str(&o.name);
+                out.push_str(o.name());
             }
             Expr::Constant(c) if self.constant_text.contains_key(&c.id()) => {
                 out.push_str(&self.constant_text[&c.id()]);
@@ -589,7 +589,7 @@ impl Printer {
                     g.name.clone()
                 }
             }
-            Expr::Op(o) => format!("R.{}", o.name),
+            Expr::Op(o) => format!("R.{}", o.name()),
             Expr::ExternFunc(f) => format!("R.ExternFunc({})", quote(&f.name)),
             // Not values: printed as statements where they occur.
             Expr::If(_)
@@ -619,7 +619,7 @@ impl Printer {
                 // An operator's packed function, by name (TVM's `PrintCallee`).
                 Expr::ExternFunc(f)
                     if i == 0
-                        && matches!(c.op(), Expr::Op(op) if super::ops::takes_packed_function(&op.name)) =>
+                        && matches!(c.op(), Expr::Op(op) if super::ops::takes_packed_function(op.name())) =>
                 {
                     args.push(quote(&f.name));
                 }
@@ -639,7 +639,7 @@ impl Printer {
                 .map(|(k, v)| format!("{k}={}", attr_value(v))),
         );
         if let (Expr::Op(op), [out]) = (c.op(), c.sinfo_args())
-            && op.name == "call_dps_packed"
+            && op.name() == "call_dps_packed"
         {
             // The outputs: one, or a list for a tuple of them.
             let text = match out {
@@ -849,7 +849,7 @@ fn mentions_global(body: &Node<SeqExpr>) -> bool {
 /// which prints last, as `format=`.
 fn format_index(c: &Call) -> Option<usize> {
     match c.op() {
-        Expr::Op(op) => super::ops::format_index(&op.name).filter(|&i| i < c.args().len()),
+        Expr::Op(op) => super::ops::format_index(op.name()).filter(|&i| i < c.args().len()),
         _ => None,
     }
 }
@@ -860,7 +860,7 @@ fn names_packed_function(c: &Call) -> bool {
     matches!(c.op(), Expr::ExternFunc(_))
         || matches!(
             (c.op(), c.args().first()),
-            (Expr::Op(op), Some(Expr::ExternFunc(_))) if super::ops::takes_packed_function(&op.name)
+            (Expr::Op(op), Some(Expr::ExternFunc(_))) if super::ops::takes_packed_function(op.name())
         )
 }
 

@@ -130,7 +130,7 @@ impl Cse {
         }
         // Two allocations are two objects, however alike (TVM's `TAllocator`).
         let allocates = matches!(value, Expr::Call(c)
-            if matches!(c.op(), Expr::Op(op) if crate::relax::ops::lookup(&op.name).is_some_and(|d| d.allocator)));
+            if matches!(c.op(), Expr::Op(op) if op.def().is_some_and(|d| d.allocator)));
         (matches!(value, Expr::Call(_)) || !self.call_only)
             && !allocates
             && !contains_impure_call(value)

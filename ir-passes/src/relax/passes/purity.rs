@@ -9,7 +9,7 @@ use crate::relax::sinfo::StructInfo;
 pub fn impure(e: &Expr) -> bool {
     let Expr::Call(c) = e else { return false };
     match c.op() {
-        Expr::Op(op) => !crate::relax::ops::lookup(&op.name).is_some_and(|d| d.pure),
+        Expr::Op(op) => !op.def().is_some_and(|d| d.pure),
         callee => !matches!(
             crate::relax::sinfo_of(callee),
             Ok(StructInfo::FuncStructInfo(f)) if f.pure
