@@ -274,6 +274,22 @@ impl Call {
         self.extra.as_ref().map_or(&[], |e| &e.sinfo_args)
     }
 
+    /// Whether `other` has the same attributes and, like this call, no
+    /// struct info arguments: what inference reads besides the callee and
+    /// the operands. A rebuild keeps the very same attributes, so that is
+    /// checked first.
+    pub(crate) fn same_extra(&self, other: &Call) -> bool {
+        match (self.extra.as_ref(), other.extra.as_ref()) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                a.sinfo_args.is_empty()
+                    && b.sinfo_args.is_empty()
+                    && (std::ptr::eq(a, b) || a.attrs == b.attrs)
+            }
+            _ => false,
+        }
+    }
+
     /// The struct info inferred for this call, if it was remembered.
     pub(crate) fn inferred(&self) -> Option<&StructInfo> {
         self.inferred.as_ref()

@@ -53,26 +53,24 @@ pub(crate) fn carry_inferred(old: &Call, new: &mut Node<Call>) {
     let Some(known) = old.inferred() else {
         return;
     };
-    let same_operand = |a: &Expr, b: &Expr| {
-        a.same_as(b)
-            || match (a, b) {
-                (Expr::Var(a), Expr::Var(b)) => a.sinfo.same_as(&b.sinfo),
-                _ => false,
-            }
-    };
-    if new.inferred().is_none()
-        && new.op().same_as(old.op())
-        && new.sinfo_args().is_empty()
-        && old.sinfo_args().is_empty()
-        && new.args().len() == old.args().len()
-        && new
-            .args()
-            .iter()
-            .zip(old.args())
-            .all(|(a, b)| same_operand(a, b))
-        && new.attrs() == old.attrs()
-        && let Some(c) = new.get_mut()
-    {
+    if new.inferred().is_some() || !new.op().same_as(old.op()) || !new.same_extra(old) {
+        return;
+    }
+    let (now, before) = (new.args(), old.args());
+    if now.len() != before.len() {
+        return;
+    }
+    // A plain loop: this runs for every rebuilt call of a pass.
+    for i in 0..now.len() {
+        let same = match (&now[i], &before[i]) {
+            (Expr::Var(a), Expr::Var(b)) => a.sinfo.same_as(&b.sinfo),
+            (a, b) => a.same_as(b),
+        };
+        if !same {
+            return;
+        }
+    }
+    if let Some(c) = new.get_mut() {
         c.remember(known.clone());
     }
 }
