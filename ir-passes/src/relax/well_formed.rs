@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use ir_core::{Id, IdSet, Node, Walk};
+use ir_core::{Id, IdMap, Node, Walk};
 
 use super::builder::is_leaf;
 use super::expr::{Binding, BindingBlock, Call, Expr, ExprVisitor, Function, GlobalVar, If, Var};
@@ -23,10 +23,10 @@ pub fn well_formed(module: &RelaxModule) -> Result<(), String> {
         let definitions = f.own_definitions();
         let mut check = Check {
             module,
-            defined: IdSet::with_capacity_and_hasher(definitions, Default::default()),
+            defs: IdMap::with_capacity_and_hasher(definitions, Default::default()),
             scopes: Vec::new(),
             dataflow: None,
-            ever: IdSet::with_capacity_and_hasher(definitions, Default::default()),
+            blocks: 0,
         };
         if let ControlFlow::Break(e) = check.visit_function(f) {
             return Err(format!("in function {name}: {e}"));
@@ -35,27 +35,38 @@ pub fn well_formed(module: &RelaxModule) -> Result<(), String> {
     Ok(())
 }
 
+/// What the checker knows of a variable defined so far.
+#[derive(Clone, Copy)]
+struct Def {
+    /// Whether it is still in scope.
+    in_scope: bool,
+    /// The dataflow block that defined it (numbered from 1), or 0.
+    block: u32,
+}
+
+/// One table for every question asked of a variable (defined before? in
+/// scope? of which block?): one hash insert per definition and one probe
+/// per use.
 struct Check<'a> {
     module: &'a RelaxModule,
-    /// Variables in scope.
-    defined: IdSet<Node<Var>>,
-    /// What each open scope defined, to forget on leaving it.
-    scopes: Vec<Vec<Id<Node<Var>>>>,
-    /// The dataflow variables of the open dataflow block.
-    dataflow: Option<IdSet<Node<Var>>>,
     /// Every variable defined so far (defined twice is an error).
-    ever: IdSet<Node<Var>>,
+    defs: IdMap<Node<Var>, Def>,
+    /// What each open scope defined, to put out of scope on leaving it.
+    scopes: Vec<Vec<Id<Node<Var>>>>,
+    /// The dataflow block in view (a function's body hides its caller's):
+    /// its number and its variables.
+    dataflow: Option<(u32, Vec<Id<Node<Var>>>)>,
+    /// How many dataflow blocks were opened.
+    blocks: u32,
 }
 
 impl Check<'_> {
     fn define(&mut self, v: &Node<Var>) -> Flow {
-        if !self.ever.insert(v.id()) {
-            return ControlFlow::Break(format!("variable {} is defined twice", v.name));
-        }
-        if v.dataflow {
+        let block = if v.dataflow {
             match &mut self.dataflow {
-                Some(block) => {
-                    block.insert(v.id());
+                Some((number, vars)) => {
+                    vars.push(v.id());
+                    *number
                 }
                 None => {
                     return ControlFlow::Break(format!(
@@ -64,20 +75,35 @@ impl Check<'_> {
                     ));
                 }
             }
+        } else {
+            0
+        };
+        let def = Def {
+            in_scope: true,
+            block,
+        };
+        if self.defs.insert(v.id(), def).is_some() {
+            return ControlFlow::Break(format!("variable {} is defined twice", v.name));
         }
-        self.defined.insert(v.id());
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(v.id());
         }
         ControlFlow::Continue(())
     }
 
+    fn out_of_scope(&mut self, vars: Vec<Id<Node<Var>>>) {
+        for v in vars {
+            if let Some(d) = self.defs.get_mut(&v) {
+                d.in_scope = false;
+            }
+        }
+    }
+
     fn scoped(&mut self, f: impl FnOnce(&mut Self) -> Flow) -> Flow {
         self.scopes.push(Vec::new());
         let r = f(self);
-        for v in self.scopes.pop().unwrap_or_default() {
-            self.defined.remove(&v);
-        }
+        let vars = self.scopes.pop().unwrap_or_default();
+        self.out_of_scope(vars);
         r
     }
 
@@ -97,14 +123,17 @@ impl StructInfoVisitor<Flow> for Check<'_> {}
 
 impl ExprVisitor<Flow> for Check<'_> {
     fn visit_var(&mut self, v: &Node<Var>) -> Flow {
-        let in_block = self.dataflow.as_ref().is_some_and(|b| b.contains(&v.id()));
-        if v.dataflow && !in_block && self.ever.contains(&v.id()) {
+        let Some(def) = self.defs.get(&v.id()) else {
+            return ControlFlow::Break(format!("variable {} is used but not defined", v.name));
+        };
+        let in_view = self.dataflow.as_ref().map(|(number, _)| *number);
+        if v.dataflow && in_view != Some(def.block) {
             return ControlFlow::Break(format!(
                 "dataflow variable {} is used outside its dataflow block",
                 v.name
             ));
         }
-        if !self.defined.contains(&v.id()) {
+        if !def.in_scope {
             return ControlFlow::Break(format!("variable {} is used but not defined", v.name));
         }
         ControlFlow::Continue(())
@@ -161,15 +190,14 @@ impl ExprVisitor<Flow> for Check<'_> {
 
     fn visit_binding_block(&mut self, b: &Node<BindingBlock>) -> Flow {
         if b.dataflow {
-            let size = b.bindings.len();
-            self.dataflow = Some(IdSet::with_capacity_and_hasher(size, Default::default()));
+            self.blocks += 1;
+            self.dataflow = Some((self.blocks, Vec::with_capacity(b.bindings.len())));
         }
         let r = b.walk(self);
         if b.dataflow {
             // Its dataflow variables go out of scope.
-            for v in self.dataflow.take().unwrap_or_default() {
-                self.defined.remove(&v);
-            }
+            let (_, vars) = self.dataflow.take().unwrap_or_default();
+            self.out_of_scope(vars);
         }
         r
     }
