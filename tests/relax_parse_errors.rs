@@ -101,3 +101,33 @@ fn deep_nesting_does_not_overflow() {
         format!("{HEAD}    def main(x: R.Tensor(({shape},), \"float32\")):\n        return x");
     assert!(parse_module(&text).is_ok());
 }
+
+#[test]
+fn a_module_level_external_function_is_a_name_bound_to_a_symbol() {
+    let module = "@I.ir_module\nclass Module:\n";
+    assert_eq!(
+        error(&format!("{module}    f = R.ExternFunc(1)\n")),
+        "3:22: expected the external function's symbol, a string, found `1`"
+    );
+    assert_eq!(
+        error(&format!("{module}    f = R.add(1)\n")),
+        "3:9: expected `R.ExternFunc(\"symbol\")`, found `R`"
+    );
+    assert_eq!(
+        error(&format!(
+            "{module}    f = R.ExternFunc(\"f\")\n    f = R.ExternFunc(\"g\")\n"
+        )),
+        "4:5: `f` is defined twice in the module"
+    );
+    assert_eq!(
+        error(&format!(
+            "{module}    f = R.ExternFunc(\"f\")\n    @R.function\n    def f(x: R.Tensor):\n        return x\n"
+        )),
+        "4:5: `f` is defined twice in the module"
+    );
+    // Called before it is declared: its name is found ahead, as a function's.
+    let text = format!(
+        "{module}    @R.function\n    def main(x: R.Tensor) -> R.Tensor:\n        cls = Module\n        y: R.Tensor = cls.g(x)\n        return y\n\n    g = R.ExternFunc(\"g\")\n"
+    );
+    parse_module(&text).unwrap();
+}

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use ir_passes::relax::passes::{DEFAULT_PIPELINE, registry};
-use ir_passes::relax::{module_to_dot, parse_module, print_module, well_formed};
+use ir_passes::relax::{module_to_dot, parse_module, print_module, same_externs, well_formed};
 
 use crate::Args;
 use crate::text_dialect::{self, TextDialect};
@@ -49,6 +49,7 @@ pub fn run(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, Str
         verify: well_formed,
         check_input: true,
         dot: Some(module_to_dot),
+        same_globals: same_externs,
     };
     text_dialect::run(dialect, args, input)
 }

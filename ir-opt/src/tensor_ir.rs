@@ -50,6 +50,8 @@ pub fn run(args: &Args, input: Option<(String, String)>) -> Result<ExitCode, Str
         verify,
         dot: None,
         check_input: false,
+        // A kernel module holds nothing but its kernels.
+        same_globals: |_, _| true,
     };
     text_dialect::run(dialect, args, input)
 }

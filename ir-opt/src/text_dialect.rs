@@ -35,6 +35,9 @@ pub struct TextDialect<F: 'static> {
     pub check_input: bool,
     /// Prints a module as a Graphviz graph (`--emit dot`), if the dialect can.
     pub dot: Option<fn(&Module<F>) -> String>,
+    /// Whether two modules agree on what they hold besides their functions
+    /// (Relax's external functions), for `--expect`.
+    pub same_globals: fn(&Module<F>, &Module<F>) -> bool,
 }
 
 /// Runs `dialect` on `input` (the file's text, or `None` for the demo).
@@ -95,7 +98,8 @@ pub fn run<F: Clone + Send + Sync + StructuralEq + 'static>(
         let expected = parse(&read(expect_path)?, expect_path)?;
         // Variables free in a function (parameters, symbolic shape
         // variables) match by position, whatever --map-free-vars says.
-        let equal = output.len() == expected.len()
+        let equal = (dialect.same_globals)(&output, &expected)
+            && output.len() == expected.len()
             && output.functions().all(|(name, f)| {
                 expected
                     .get(name)

@@ -29,7 +29,7 @@ use super::arith::can_prove_equal;
 use super::expr::{Binding, BindingBlock, Expr, Function, GlobalVar, SeqExpr, Var};
 use super::function_dedup::FunctionDedup;
 use super::infer::{sinfo_of, sinfo_of_owned};
-use super::module::RelaxModule;
+use super::module::{RelaxModule, extern_sinfo, is_global, module_externs};
 use super::prim::PrimExpr;
 use super::rename_globals::rename_globals;
 use super::sinfo::{FuncStructInfo, StructInfo, is_base_of};
@@ -283,6 +283,9 @@ impl BlockBuilder {
         for (name, f) in module.functions() {
             bb.global_names.reserve(name);
             bb.dedup.record(name, f);
+        }
+        for (name, _) in module_externs(&module) {
+            bb.global_names.reserve(name);
         }
         bb.module = module;
         bb
@@ -1094,6 +1097,7 @@ impl BlockBuilder {
             }
             .into()
         });
+        let sinfo = sinfo.or_else(|| is_global(&self.module, name).then(extern_sinfo));
         Node::new(GlobalVar {
             name: name.into(),
             sinfo,

@@ -89,7 +89,9 @@ pub use expr::{
 };
 pub use free_vars::{free_vars, free_vars_of_functions};
 pub use infer::sinfo_of;
-pub use module::RelaxModule;
+pub use module::{
+    ExternGlobals, RelaxModule, add_extern, extern_sinfo, is_global, module_externs, same_externs,
+};
 pub use mutator::{MutatorState, run_mutator};
 pub use ops::{OpDef, canonical_attrs, infer_call, lookup as lookup_op, op_names};
 pub use parser::{ParseError, parse_module};

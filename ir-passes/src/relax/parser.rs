@@ -16,10 +16,11 @@ use rustc_hash::FxHashMap;
 use super::builder::{BlockBuilder, BuilderError, is_leaf};
 use super::dtype::DataType;
 use super::expr::{
-    AttrValue, Attrs, BindingBlock, ConstData, Constant, Expr, Function, GlobalVar, SeqExpr, Var,
+    AttrValue, Attrs, BindingBlock, ConstData, Constant, Expr, ExternFunc, Function, GlobalVar,
+    SeqExpr, Var,
 };
 use super::lexer::{LexError, Lexer, LineSkim, Pos, Tok};
-use super::module::RelaxModule;
+use super::module::{RelaxModule, add_extern, extern_sinfo, is_global};
 use super::ops;
 use super::prim::{BinOp, PrimExpr, PrimVar};
 use super::sinfo::{FuncStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo};
@@ -351,10 +352,32 @@ impl<'a> Parser<'a> {
             // A function may call one defined below it: the first such
             // call reads the signatures of all (`scan_signatures`).
             self.members = Some(self.line_at_hand());
-            while self.is_punct("@") {
-                let (name, f, _) = self.function(&mut Scope::default(), None)?;
-                if module.add_function(&name, f).is_err() {
-                    return self.error(format!("function `{name}` is defined twice"));
+            loop {
+                if self.is_punct("@") {
+                    let at = self.pos();
+                    let (name, f, _) = self.function(&mut Scope::default(), None)?;
+                    if is_global(&module, &name) {
+                        return Err(ParseError {
+                            line: at.line,
+                            col: at.col,
+                            message: format!("`{name}` is defined twice in the module"),
+                        });
+                    }
+                    let _ = module.add_function(&name, f);
+                } else if matches!(self.peek(), Tok::Name(_))
+                    && matches!(self.peek_at(1), Tok::Punct("="))
+                {
+                    let at = self.pos();
+                    let (name, f) = self.extern_global()?;
+                    if let Err(message) = add_extern(&mut module, &name, f) {
+                        return Err(ParseError {
+                            line: at.line,
+                            col: at.col,
+                            message,
+                        });
+                    }
+                } else {
+                    break;
                 }
             }
             match self.peek() {
@@ -362,7 +385,11 @@ impl<'a> Parser<'a> {
                     self.bump();
                 }
                 Tok::Eof => {}
-                _ => return self.expected("`@R.function` or the end of the module"),
+                _ => {
+                    return self.expected(
+                        "`@R.function`, `name = R.ExternFunc(...)` or the end of the module",
+                    );
+                }
             }
         } else {
             let (name, f, _) = self.function(&mut Scope::default(), None)?;
@@ -375,6 +402,32 @@ impl<'a> Parser<'a> {
             return self.expected("the end of the input");
         }
         Ok(module)
+    }
+
+    /// `name = R.ExternFunc("symbol")`, a line of a module's class: an
+    /// external function the module's functions call as `cls.name(...)`.
+    fn extern_global(&mut self) -> PResult<(String, Node<ExternFunc>)> {
+        let name = self.name()?.to_owned();
+        self.punct("=")?;
+        if !(matches!(self.peek(), Tok::Name(n) if *n == "R")
+            && matches!(self.peek_at(1), Tok::Punct("."))
+            && matches!(self.peek_at(2), Tok::Name(n) if *n == "ExternFunc"))
+        {
+            return self.expected("`R.ExternFunc(\"symbol\")`");
+        }
+        self.bump();
+        self.bump();
+        self.bump();
+        self.punct("(")?;
+        let symbol = match self.peek() {
+            Tok::Str(s) => s.clone().into_owned(),
+            _ => return self.expected("the external function's symbol, a string"),
+        };
+        self.bump();
+        self.punct(")")?;
+        self.newline()?;
+        self.globals.insert(name.clone(), extern_sinfo());
+        Ok((name, Node::new(ExternFunc { name: symbol })))
     }
 
     fn at_qualified_decorator(&self, prefix: &str, name: &str) -> bool {
@@ -424,6 +477,14 @@ impl<'a> Parser<'a> {
         for line in LineSkim::new(text, offset, line_no) {
             match line.width {
                 Some(w) if w < width => break,
+                // An external function: known by its name.
+                Some(w) if w == width && line.content.contains("= R.ExternFunc(") => {
+                    if let Some((name, _)) = line.content.split_once('=') {
+                        self.globals
+                            .entry(name.trim().to_owned())
+                            .or_insert_with(extern_sinfo);
+                    }
+                }
                 Some(w) if w == width && line.content.starts_with('@') => {
                     let lexer = Lexer::resume(text, line.offset, line.line_no, vec![0, width]);
                     let mut header = Parser::new(lexer);

@@ -15,9 +15,10 @@ use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 
 use super::expr::{
-    AttrValue, Binding, BindingBlock, Call, Constant, Expr, ExprVisitor, Function, SeqExpr, Var,
+    AttrValue, Binding, BindingBlock, Call, Constant, Expr, ExprVisitor, ExternFunc, Function,
+    SeqExpr, Var,
 };
-use super::module::RelaxModule;
+use super::module::{RelaxModule, module_externs};
 use super::prim::{PrimExpr, PrimExprVisitor, PrimVar};
 use super::sinfo::{StructInfo, StructInfoVisitor, TensorStructInfo};
 
@@ -25,18 +26,44 @@ const METADATA_NOTE: &str = "# Metadata omitted. Use show_meta=True in script() 
 
 /// Prints a module as `mod.script()` does.
 pub fn print_module(module: &RelaxModule) -> String {
-    let mut functions: Vec<(&str, &Node<Function>)> = module.functions().collect();
-    // Functions by name, `main` last.
-    functions.sort_by_key(|(name, _)| (*name == "main", *name));
+    // TVM's order: external functions, then functions, `main` last; by
+    // name within each.
+    let mut globals: Vec<(u8, &str, Global)> = module_externs(module)
+        .map(|(name, f)| (1, name, Global::Extern(f)))
+        .chain(
+            module
+                .functions()
+                .map(|(name, f)| (2, name, Global::Function(f))),
+        )
+        .map(|(rank, name, g)| (if name == "main" { 3 } else { rank }, name, g))
+        .collect();
+    globals.sort_by_key(|(rank, name, _)| (*rank, *name));
     let mut p = Printer::new(true);
-    let mut body = String::with_capacity(text_size_estimate(functions.iter().map(|(_, f)| *f)));
-    for (i, (name, f)) in functions.iter().enumerate() {
-        if i > 0 {
+    let mut body = String::with_capacity(text_size_estimate(module.functions().map(|(_, f)| f)));
+    let mut after_function = false;
+    for (_, name, global) in globals {
+        // A function is set apart from what it follows by a blank line.
+        if after_function {
             body.push('\n');
         }
-        p.function(&mut body, name, f, 1);
+        match global {
+            Global::Extern(f) => {
+                body.push_str(&format!("    {name} = R.ExternFunc({})\n", quote(&f.name)));
+                after_function = false;
+            }
+            Global::Function(f) => {
+                p.function(&mut body, name, f, 1);
+                after_function = true;
+            }
+        }
     }
     p.finish("@I.ir_module\nclass Module:\n", body)
+}
+
+/// What a module's class holds.
+enum Global<'a> {
+    Extern(&'a Node<ExternFunc>),
+    Function(&'a Node<Function>),
 }
 
 /// Room for the text of `functions`, so that a large module's text is

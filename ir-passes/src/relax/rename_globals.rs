@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::builder::BuilderError;
 use super::expr::{Expr, ExprMutator, Function, GlobalVar};
-use super::module::RelaxModule;
+use super::module::{ExternGlobals, RelaxModule};
 use super::mutator::{MutatorState, run_mutator};
 use super::prim::PrimExprMutator;
 use super::sinfo::StructInfoMutator;
@@ -62,6 +62,10 @@ pub fn rename_globals(
         functions.push((new_name.to_owned(), f));
     }
     let mut out = RelaxModule::new();
+    // External functions keep their names (a clash is for the caller).
+    if let Some(externs) = module.data::<ExternGlobals>() {
+        out.set_data(externs.clone());
+    }
     for (name, f) in functions {
         out.add_function(&name, f)
             .map_err(|e| BuilderError(format!("renaming globals: {e}")))?;

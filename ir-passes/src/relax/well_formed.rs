@@ -10,7 +10,7 @@ use ir_core::{Id, IdMap, Node, Walk};
 
 use super::builder::is_leaf;
 use super::expr::{Binding, BindingBlock, Call, Expr, ExprVisitor, Function, GlobalVar, If, Var};
-use super::module::RelaxModule;
+use super::module::{RelaxModule, is_global};
 use super::prim::PrimExprVisitor;
 use super::sinfo::StructInfoVisitor;
 
@@ -144,7 +144,7 @@ impl ExprVisitor<Flow> for Check<'_> {
     }
 
     fn visit_global_var(&mut self, g: &Node<GlobalVar>) -> Flow {
-        if self.module.contains(&g.name) {
+        if is_global(self.module, &g.name) {
             ControlFlow::Continue(())
         } else {
             ControlFlow::Break(format!("global function {} is not in the module", g.name))
