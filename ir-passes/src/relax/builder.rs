@@ -1127,7 +1127,9 @@ impl BlockBuilder {
                         "two public functions are named {symbol} (the second was added as {key})"
                     ));
                 }
-                Some(_) if !holder_renamed => {
+                // A private function, or an external one (which has no
+                // public symbol either, as in TVM's NormalizeGlobalVar).
+                _ if !holder_renamed && is_global(&self.module, &symbol) => {
                     let fresh = self.global_names.fresh(&symbol).to_string();
                     renames.insert(symbol.clone(), fresh);
                 }

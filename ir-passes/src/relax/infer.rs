@@ -153,9 +153,9 @@ fn call_sinfo(c: &Call) -> Result<StructInfo, String> {
     }
     match c.op() {
         Expr::Op(op) => {
-            // An element type given as an argument (`R.dtype`) reaches
-            // inference as the `dtype` attribute.
-            // (The registry is looked up only for calls that have one.)
+            // The operator carries its registry entry. An element type
+            // given as an argument (`R.dtype`) reaches inference as the
+            // `dtype` attribute.
             let def = op
                 .def()
                 .ok_or_else(|| format!("unknown operator R.{}", op.name()))?;

@@ -16,7 +16,7 @@ use ir_core::{IdMap, Node, stack};
 use super::dtype::DataType;
 use super::expr::{AttrValue, Call, Expr, Function, SeqExpr, Var};
 use super::free_vars::free_vars;
-use super::module::RelaxModule;
+use super::module::{RelaxModule, is_global};
 use super::ops::{attr, axes_attr, normalize_axis};
 use super::prim::{BinOp, PrimExpr, PrimVar};
 use super::sinfo::StructInfo;
@@ -325,6 +325,9 @@ impl Machine<'_> {
                     itself: None,
                     extra: Vec::new(),
                 }))),
+                None if is_global(self.module, &g.name) => {
+                    Err(format!("external function {} cannot run here", g.name))
+                }
                 None => Err(format!("no function {}", g.name)),
             },
             Expr::Op(o) => Err(format!("operator R.{} used as a value", o.name())),

@@ -24,7 +24,7 @@
 //!         let new = call.rebuild(self);
 //!         let call = new.as_ref_or(call);
 //!         match (call.op(), call.args()) {
-//!             (Expr::Op(op), [a, b]) if op.name == "subtract" => Transformed::Replace(
+//!             (Expr::Op(op), [a, b]) if op.name() == "subtract" => Transformed::Replace(
 //!                 Expr::call_op("add", vec![a.clone(), Expr::call_op("negative", vec![b.clone()])]),
 //!             ),
 //!             _ => new.into(),
@@ -90,7 +90,8 @@ pub use expr::{
 pub use free_vars::{free_vars, free_vars_of_functions};
 pub use infer::sinfo_of;
 pub use module::{
-    ExternGlobals, RelaxModule, add_extern, extern_sinfo, is_global, module_externs, same_externs,
+    ExternGlobals, RelaxModule, add_extern, add_externs, extern_sinfo, is_global, module_externs,
+    same_externs,
 };
 pub use mutator::{MutatorState, run_mutator};
 pub use ops::{OpDef, canonical_attrs, infer_call, lookup as lookup_op, op_names};

@@ -17,14 +17,15 @@ pub type RelaxModule = Module<Node<Function>>;
 /// among an `IRModule`'s functions; here they are the module's data
 /// ([`Module::data`]), so that every pass that carries a module along
 /// carries them, and passes that look only at Relax functions need not
-/// tell the two apart.
+/// tell the two apart. They are the data a Relax module holds: setting data
+/// of another type would drop them.
 ///
 /// ```
 /// use ir_passes::relax::{module_externs, parse_module, print_module};
 ///
 /// let text = "\
-/// # from tvm.script import ir as I
-/// # from tvm.script import relax as R
+/// ## from tvm.script import ir as I
+/// ## from tvm.script import relax as R
 ///
 /// @I.ir_module
 /// class Module:
@@ -47,11 +48,23 @@ pub fn module_externs(module: &RelaxModule) -> impl Iterator<Item = (&str, &Node
 /// Adds the external function `f` as `name`; an error if a function or an
 /// external function of that name is already in the module.
 pub fn add_extern(module: &mut RelaxModule, name: &str, f: Node<ExternFunc>) -> Result<(), String> {
-    if is_global(module, name) {
-        return Err(format!("`{name}` is defined twice in the module"));
-    }
+    add_externs(module, [(name.to_owned(), f)])
+}
+
+/// Adds several external functions at once (the table is copied once, not
+/// once per function); an error, and the module unchanged, if a name is
+/// already in the module or given twice.
+pub fn add_externs(
+    module: &mut RelaxModule,
+    externs: impl IntoIterator<Item = (String, Node<ExternFunc>)>,
+) -> Result<(), String> {
     let mut globals = module.data::<ExternGlobals>().cloned().unwrap_or_default();
-    globals.0.insert(name.to_owned(), f);
+    for (name, f) in externs {
+        if module.contains(&name) || globals.0.contains_key(&name) {
+            return Err(format!("`{name}` is already in the module"));
+        }
+        globals.0.insert(name, f);
+    }
     module.set_data(globals);
     Ok(())
 }

@@ -360,19 +360,24 @@ pub fn op_names() -> impl Iterator<Item = &'static str> {
 /// node shared by every call of it, as TVM's `Op::Get` hands out the
 /// registry's: a call allocates no operator and no name.
 pub fn op_expr(name: &str) -> Expr {
-    op_with_defaults(name).0
+    match made_for(name) {
+        Some(made) => Expr::Op(made.node.clone()),
+        None => Op::with_index(name, None).into(),
+    }
 }
 
 /// [`op_expr`], with the operator's attributes at their defaults (none for
 /// an unregistered name).
 pub(crate) fn op_with_defaults(name: &str) -> (Expr, Attrs) {
-    match index_of(name) {
-        Some(i) => {
-            let made = &registered().1[i];
-            (Expr::Op(made.node.clone()), made.defaults.clone())
-        }
+    match made_for(name) {
+        Some(made) => (Expr::Op(made.node.clone()), made.defaults.clone()),
         None => (Op::with_index(name, None).into(), Vec::new()),
     }
+}
+
+/// What was made once for the operator `name`, if it is registered.
+fn made_for(name: &str) -> Option<&'static Registered> {
+    index_of(name).map(|i| &registered().1[i])
 }
 
 /// The struct info of `name(args)` with `attrs`.

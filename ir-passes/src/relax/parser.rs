@@ -7,7 +7,7 @@
 //! annotations. Errors give `line:col` and what was expected; nothing
 //! panics, and nesting is bounded by the stack guard.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 
 use ir_core::{Node, ShortVec};
@@ -20,7 +20,7 @@ use super::expr::{
     SeqExpr, Var,
 };
 use super::lexer::{LexError, Lexer, LineSkim, Pos, Tok};
-use super::module::{RelaxModule, add_extern, extern_sinfo, is_global};
+use super::module::{RelaxModule, add_externs, extern_sinfo};
 use super::ops;
 use super::prim::{BinOp, PrimExpr, PrimVar};
 use super::sinfo::{FuncStructInfo, PrimStructInfo, ShapeStructInfo, StructInfo, TensorStructInfo};
@@ -352,11 +352,13 @@ impl<'a> Parser<'a> {
             // A function may call one defined below it: the first such
             // call reads the signatures of all (`scan_signatures`).
             self.members = Some(self.line_at_hand());
+            // Added once read, as one table.
+            let mut externs = BTreeMap::new();
             loop {
                 if self.is_punct("@") {
                     let at = self.pos();
                     let (name, f, _) = self.function(&mut Scope::default(), None)?;
-                    if is_global(&module, &name) {
+                    if module.contains(&name) || externs.contains_key(&name) {
                         return Err(ParseError {
                             line: at.line,
                             col: at.col,
@@ -369,11 +371,11 @@ impl<'a> Parser<'a> {
                 {
                     let at = self.pos();
                     let (name, f) = self.extern_global()?;
-                    if let Err(message) = add_extern(&mut module, &name, f) {
+                    if module.contains(&name) || externs.insert(name.clone(), f).is_some() {
                         return Err(ParseError {
                             line: at.line,
                             col: at.col,
-                            message,
+                            message: format!("`{name}` is defined twice in the module"),
                         });
                     }
                 } else {
@@ -391,6 +393,7 @@ impl<'a> Parser<'a> {
                     );
                 }
             }
+            let _ = add_externs(&mut module, externs);
         } else {
             let (name, f, _) = self.function(&mut Scope::default(), None)?;
             let _ = module.add_function(&name, f);
@@ -409,15 +412,20 @@ impl<'a> Parser<'a> {
     fn extern_global(&mut self) -> PResult<(String, Node<ExternFunc>)> {
         let name = self.name()?.to_owned();
         self.punct("=")?;
-        if !(matches!(self.peek(), Tok::Name(n) if *n == "R")
-            && matches!(self.peek_at(1), Tok::Punct("."))
-            && matches!(self.peek_at(2), Tok::Name(n) if *n == "ExternFunc"))
-        {
+        if !self.at_qualified("R", "ExternFunc") {
             return self.expected("`R.ExternFunc(\"symbol\")`");
         }
         self.bump();
         self.bump();
         self.bump();
+        let symbol = self.extern_symbol()?;
+        self.newline()?;
+        self.globals.insert(name.clone(), extern_sinfo());
+        Ok((name, Node::new(ExternFunc { name: symbol })))
+    }
+
+    /// `("symbol")`, after `R.ExternFunc`.
+    fn extern_symbol(&mut self) -> PResult<String> {
         self.punct("(")?;
         let symbol = match self.peek() {
             Tok::Str(s) => s.clone().into_owned(),
@@ -425,9 +433,7 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         self.punct(")")?;
-        self.newline()?;
-        self.globals.insert(name.clone(), extern_sinfo());
-        Ok((name, Node::new(ExternFunc { name: symbol })))
+        Ok(symbol)
     }
 
     fn at_qualified_decorator(&self, prefix: &str, name: &str) -> bool {
@@ -477,13 +483,16 @@ impl<'a> Parser<'a> {
         for line in LineSkim::new(text, offset, line_no) {
             match line.width {
                 Some(w) if w < width => break,
-                // An external function: known by its name.
-                Some(w) if w == width && line.content.contains("= R.ExternFunc(") => {
-                    if let Some((name, _)) = line.content.split_once('=') {
-                        self.globals
-                            .entry(name.trim().to_owned())
-                            .or_insert_with(extern_sinfo);
-                    }
+                // An external function (`name = R.ExternFunc(...)`): known
+                // by its name.
+                Some(w)
+                    if w == width
+                        && let Some((name, value)) = line.content.split_once('=')
+                        && value.trim_start().starts_with("R.ExternFunc") =>
+                {
+                    self.globals
+                        .entry(name.trim().to_owned())
+                        .or_insert_with(extern_sinfo);
                 }
                 Some(w) if w == width && line.content.starts_with('@') => {
                     let lexer = Lexer::resume(text, line.offset, line.line_no, vec![0, width]);
@@ -1381,18 +1390,10 @@ impl<'a> Parser<'a> {
                     .with_sinfo_args(sinfo_args)
                     .into())
             }
-            "ExternFunc" => {
-                self.punct("(")?;
-                let name = match self.bump() {
-                    Tok::Str(s) => s,
-                    _ => return self.expected("a symbol name"),
-                };
-                self.punct(")")?;
-                Ok(super::expr::ExternFunc {
-                    name: name.into_owned(),
-                }
-                .into())
+            "ExternFunc" => Ok(ExternFunc {
+                name: self.extern_symbol()?,
             }
+            .into()),
             op => {
                 let Some(def) = ops::lookup(op) else {
                     return Err(ParseError {

@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 
 use super::builder::BuilderError;
 use super::expr::{Expr, ExprMutator, Function, GlobalVar};
-use super::module::{ExternGlobals, RelaxModule};
+use super::module::{RelaxModule, add_externs, is_global, module_externs};
 use super::mutator::{MutatorState, run_mutator};
 use super::prim::PrimExprMutator;
 use super::sinfo::StructInfoMutator;
@@ -38,9 +38,10 @@ impl ExprMutator for Rename<'_> {
     }
 }
 
-/// `module` with each function named in `renames` (old name -> new name)
-/// moved to its new name, and every reference to it renamed. The new names
-/// must be free in the module, or be themselves renamed away.
+/// `module` with each function (or external function) named in `renames`
+/// (old name -> new name) moved to its new name, and every reference to it
+/// renamed. The new names must be free in the module, or be themselves
+/// renamed away: a clash is an error.
 pub fn rename_globals(
     module: &RelaxModule,
     renames: &FxHashMap<String, String>,
@@ -62,13 +63,18 @@ pub fn rename_globals(
         functions.push((new_name.to_owned(), f));
     }
     let mut out = RelaxModule::new();
-    // External functions keep their names (a clash is for the caller).
-    if let Some(externs) = module.data::<ExternGlobals>() {
-        out.set_data(externs.clone());
-    }
+    let externs = module_externs(module).map(|(name, f)| {
+        let new_name = renames.get(name).map_or(name, String::as_str);
+        (new_name.to_owned(), f.clone())
+    });
+    add_externs(&mut out, externs).map_err(|e| BuilderError(format!("renaming globals: {e}")))?;
     for (name, f) in functions {
-        out.add_function(&name, f)
-            .map_err(|e| BuilderError(format!("renaming globals: {e}")))?;
+        if is_global(&out, &name) {
+            return Err(BuilderError(format!(
+                "renaming globals: `{name}` is already in the module"
+            )));
+        }
+        let _ = out.add_function(&name, f);
     }
     Ok(out)
 }

@@ -4,13 +4,14 @@
 //! occur only where they belong, and global names refer to the module's
 //! functions. Struct info cannot be missing here: every variable has it.
 
+use std::collections::hash_map::Entry;
 use std::ops::ControlFlow;
 
 use ir_core::{Id, IdMap, Node, Walk};
 
 use super::builder::is_leaf;
 use super::expr::{Binding, BindingBlock, Call, Expr, ExprVisitor, Function, GlobalVar, If, Var};
-use super::module::{RelaxModule, is_global};
+use super::module::{RelaxModule, is_global, module_externs};
 use super::prim::PrimExprVisitor;
 use super::sinfo::StructInfoVisitor;
 
@@ -18,6 +19,11 @@ type Flow = ControlFlow<String>;
 
 /// `Ok(())`, or the first violation, naming the function.
 pub fn well_formed(module: &RelaxModule) -> Result<(), String> {
+    if let Some((name, _)) = module_externs(module).find(|(name, _)| module.contains(name)) {
+        return Err(format!(
+            "`{name}` is both a function and an external function"
+        ));
+    }
     for (name, f) in module.functions() {
         // Sized once for the function's own definitions, not grown by doubling.
         let definitions = f.own_definitions();
@@ -62,6 +68,10 @@ struct Check<'a> {
 
 impl Check<'_> {
     fn define(&mut self, v: &Node<Var>) -> Flow {
+        // One probe: the slot found is the one filled.
+        let Entry::Vacant(slot) = self.defs.entry(v.id()) else {
+            return ControlFlow::Break(format!("variable {} is defined twice", v.name));
+        };
         let block = if v.dataflow {
             match &mut self.dataflow {
                 Some((number, vars)) => {
@@ -82,9 +92,7 @@ impl Check<'_> {
             in_scope: true,
             block,
         };
-        if self.defs.insert(v.id(), def).is_some() {
-            return ControlFlow::Break(format!("variable {} is defined twice", v.name));
-        }
+        slot.insert(def);
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(v.id());
         }
@@ -172,6 +180,9 @@ impl ExprVisitor<Flow> for Check<'_> {
 
     fn visit_call(&mut self, c: &Node<Call>) -> Flow {
         match c.op() {
+            Expr::Op(op) if op.def().is_none() => {
+                return ControlFlow::Break(format!("unknown operator R.{}", op.name()));
+            }
             Expr::Op(_) | Expr::GlobalVar(_) | Expr::Var(_) | Expr::ExternFunc(_) => {
                 self.visit_expr(c.op())?
             }

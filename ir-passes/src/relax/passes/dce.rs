@@ -10,12 +10,12 @@ use rustc_hash::FxHashSet;
 
 use super::purity::impure;
 use super::uses::used_vars;
-use crate::relax::RelaxModule;
 use crate::relax::expr::{
     Binding, BindingBlock, Expr, ExprVisitor, Function, GlobalVar, If, SeqExpr, Var,
 };
 use crate::relax::prim::PrimExprVisitor;
 use crate::relax::sinfo::StructInfoVisitor;
+use crate::relax::{RelaxModule, is_global};
 
 /// The sequence without its dead bindings; `Keep` when nothing is dead.
 pub fn remove_unused_bindings(seq: &Node<SeqExpr>) -> Transformed<Node<SeqExpr>> {
@@ -176,6 +176,10 @@ pub fn dead_code_elimination(module: &RelaxModule, entry: &[String]) -> RelaxMod
         g.visit_function(f);
         for callee in g.0 {
             if !out.contains(&callee) {
+                // An external function calls none of the module's.
+                if is_global(&out, &callee) {
+                    continue;
+                }
                 // Reachability is unknown: keep every function.
                 return out;
             }

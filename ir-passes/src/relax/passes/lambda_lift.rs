@@ -19,7 +19,7 @@ use rustc_hash::FxHashSet;
 use crate::relax::BuilderError;
 use crate::relax::expr::{Binding, Call, Expr, ExprMutator, Function, GlobalVar, Var};
 use crate::relax::free_vars::free_vars_of_functions;
-use crate::relax::module::RelaxModule;
+use crate::relax::module::{RelaxModule, module_externs};
 use crate::relax::mutator::{self, MutatorState, run_mutator};
 use crate::relax::ops::op_expr;
 use crate::relax::prim::PrimExprMutator;
@@ -248,7 +248,11 @@ impl ExprMutator for LambdaLift<'_> {
 
 /// `module` with every local function lifted to a private global.
 pub fn lambda_lift(module: &RelaxModule) -> Result<RelaxModule, BuilderError> {
-    let mut taken: FxHashSet<String> = module.names().map(str::to_owned).collect();
+    let mut taken: FxHashSet<String> = module
+        .names()
+        .chain(module_externs(module).map(|(name, _)| name))
+        .map(str::to_owned)
+        .collect();
     let mut lifted = Vec::new();
     let mut rewritten = Vec::new();
     for (name, f) in module.functions() {
