@@ -62,16 +62,7 @@ fn check_cases(prefix: &str, pipeline: &str) -> usize {
 }
 
 /// Cases whose results differ from TVM's, and why. Each must still differ.
-const KNOWN_DIFFERENCES: &[(&str, &str)] = &[
-    (
-        "canonicalize_bindings__replace_symbolic_variable_and_remove_match_cast",
-        "TVM removes a match_cast that only renames symbolic variables, substituting them",
-    ),
-    (
-        "canonicalize_bindings__replace_symbolic_variable_and_remove_match_cast_of_tuple",
-        "TVM removes a match_cast that only renames symbolic variables, substituting them",
-    ),
-];
+const KNOWN_DIFFERENCES: &[(&str, &str)] = &[];
 
 #[test]
 fn normalize_matches_tvm() {

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use ir_core::{IdMap, Node, Transformed, stack};
+use ir_core::{Id, IdMap, Node, Transformed, stack};
 
 use super::expr::{AttrValue, Call, Expr};
 use super::ops;
@@ -225,6 +225,18 @@ fn derive_ret(params: &[StructInfo], args: &[StructInfo], ret: &StructInfo) -> S
         return ret.clone();
     }
     bind.mutate_struct_info(ret).unwrap_or_clone(ret)
+}
+
+/// What the symbolic variables of `pattern` stand for in `actual`: each
+/// dimension of `pattern` that is a variable, against `actual`'s (the first
+/// one wins), as TVM's `InferSymbolicVarMap` reads a `match_cast`.
+pub(crate) fn symbolic_bindings(
+    pattern: &StructInfo,
+    actual: &StructInfo,
+) -> Vec<(Id<Node<PrimVar>>, PrimExpr)> {
+    let mut bind = Bind::default();
+    bind.unify(pattern, actual);
+    bind.map.into_iter().collect()
 }
 
 /// Symbolic variable -> what it stands for at a call.

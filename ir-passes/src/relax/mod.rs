@@ -60,6 +60,7 @@ mod arith;
 mod builder;
 mod dot;
 mod dtype;
+mod erase;
 mod expr;
 mod flatten;
 mod free_vars;

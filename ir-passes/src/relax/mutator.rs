@@ -20,9 +20,10 @@ use std::borrow::Cow;
 use ir_core::{IdMap, Node, Rebuild, Transformed};
 
 use super::builder::{BlockBuilder, BuilderError, is_leaf};
+use super::erase::{defined_by, erase_to_well_defined};
 use super::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, SeqExpr, Var};
 use super::infer::{carry_inferred, sinfo_of};
-use super::sinfo::{StructInfo, is_base_of};
+use super::sinfo::StructInfo;
 
 /// What a normalizing mutator carries.
 #[derive(Default)]
@@ -338,9 +339,12 @@ pub fn visit_with_new_scope<M: ExprMutator + ?Sized>(
 }
 
 /// A function: its parameters (a replaced one is remapped in the body), its
-/// body in a new scope; the declared result is kept while it still
-/// describes the body, and re-derived otherwise (it is not visited: a pass
-/// that rewrites types in signatures overrides this hook).
+/// body in a new scope. A rebuilt function's result is its new body's struct
+/// info, made well defined by its parameters (symbolic variables a body's
+/// `match_cast` defines are forgotten): as TVM's `Function` constructor
+/// does when the declared result describes the body (the body's may be
+/// finer), and the declared result no longer holds otherwise. (It is not
+/// visited: a pass that rewrites types in signatures overrides this hook.)
 pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Transformed<Expr> {
     let mut params: Option<Vec<Node<Var>>> = None;
     for (i, p) in f.params.iter().enumerate() {
@@ -363,14 +367,15 @@ pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Trans
         return Transformed::Keep;
     }
     let body = body.unwrap_or_clone(&f.body);
-    let declared = f.ret_sinfo.clone();
+    let params = params.unwrap_or_else(|| f.params.clone());
     let ret_sinfo = match sinfo_of(&body.body) {
-        Ok(actual) if !is_base_of(&declared, &actual) => actual,
-        _ => declared,
+        Ok(actual) if actual.same_as(&f.ret_sinfo) => actual,
+        Ok(actual) => erase_to_well_defined(&actual, &defined_by(&params)),
+        Err(_) => f.ret_sinfo.clone(),
     };
     Transformed::Replace(
         Function {
-            params: params.unwrap_or_else(|| f.params.clone()),
+            params,
             body,
             ret_sinfo,
             pure: f.pure,

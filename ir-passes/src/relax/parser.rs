@@ -652,10 +652,28 @@ impl<'a> Parser<'a> {
             };
             let inferred =
                 super::infer::sinfo_of(&seq.body).unwrap_or_else(|_| StructInfo::object());
+            // As TVM's `Function` constructor: the body's struct info (made
+            // well defined by the parameters) when the declared result
+            // describes it, for it may be finer. A function's result is
+            // kept as declared: comparing signatures at every level of
+            // nested functions would cost the square of their depth.
+            let ret_sinfo = match ret {
+                Some(declared)
+                    if declared.same_as(&inferred)
+                        || matches!(inferred, StructInfo::FuncStructInfo(_)) =>
+                {
+                    declared
+                }
+                Some(declared) if !super::sinfo::is_base_of(&declared, &inferred) => declared,
+                _ => super::erase::erase_to_well_defined(
+                    &inferred,
+                    &super::erase::defined_by(&params),
+                ),
+            };
             let f = Function {
                 params,
                 body: Node::new(seq),
-                ret_sinfo: ret.unwrap_or(inferred),
+                ret_sinfo,
                 pure,
                 private,
                 attrs,

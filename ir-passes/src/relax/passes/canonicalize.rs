@@ -13,6 +13,9 @@
 //!   literal) is replaced by the constant where it is used.
 //! * A variable defined in a dataflow block and used only inside it becomes
 //!   a dataflow variable.
+//! * First of all, symbolic variables that a `match_cast` pins down to its
+//!   value's dimensions are replaced by them (`canonicalize_symbolic.rs`):
+//!   the cast then holds already, and goes as `y = x` does.
 //!
 //! An analysis finds all of it first (a use may come before the trivial
 //! binding that renames its variable), then a normalizing mutator applies
@@ -20,6 +23,7 @@
 
 use ir_core::{Id, IdMap, IdSet, Node, Transformed};
 
+use super::canonicalize_symbolic::substitute_known_symbolic;
 use crate::relax::BuilderError;
 use crate::relax::expr::{Binding, Expr, ExprMutator, ExprVisitor, Function, SeqExpr, Var};
 use crate::relax::mutator::{self, MutatorState, run_mutator};
@@ -247,6 +251,21 @@ struct UseScan {
     uses: Uses,
     block: Option<usize>,
     blocks: usize,
+    /// Whether a binding is a `match_cast`.
+    casts: bool,
+}
+
+impl UseScan {
+    fn of(f: &Function) -> UseScan {
+        let mut scan = UseScan::default();
+        // About one definition and one used variable per binding: room for
+        // them now, rather than rehashing as the tables double.
+        let bindings: usize = f.body.blocks.iter().map(|b| b.bindings.len()).sum();
+        scan.home.reserve(bindings);
+        scan.uses.sites.reserve(bindings);
+        scan.visit_seq_expr(&f.body);
+        scan
+    }
 }
 
 impl PrimExprVisitor for UseScan {}
@@ -278,6 +297,7 @@ impl ExprVisitor for UseScan {
             self.block = None;
         }
         for binding in &b.bindings {
+            self.casts |= binding.cast.is_some();
             self.visit_binding(binding);
         }
         self.block = saved;
@@ -346,15 +366,25 @@ impl ExprMutator for Canonicalize {
 pub fn canonicalize_bindings(
     f: &Node<Function>,
 ) -> Result<Transformed<Node<Function>>, BuilderError> {
+    let scan = UseScan::of(f);
+    // Symbolic variables a cast pins down are replaced first; the plan is
+    // made for the program that results.
+    if scan.casts
+        && let Transformed::Replace(g) = substitute_known_symbolic(f)?
+    {
+        let rest = canonicalize_scanned(&g, UseScan::of(&g))?;
+        return Ok(Transformed::Replace(rest.unwrap_or_clone(&g)));
+    }
+    canonicalize_scanned(f, scan)
+}
+
+/// [`canonicalize_bindings`] once `f`'s uses are known.
+fn canonicalize_scanned(
+    f: &Node<Function>,
+    scan: UseScan,
+) -> Result<Transformed<Node<Function>>, BuilderError> {
     // Where each variable lives and is used, then the plan, then which
     // variables are used outside their block with its replacements.
-    let mut scan = UseScan::default();
-    // About one definition and one used variable per binding: room for
-    // them now, rather than rehashing as the tables double.
-    let bindings: usize = f.body.blocks.iter().map(|b| b.bindings.len()).sum();
-    scan.home.reserve(bindings);
-    scan.uses.sites.reserve(bindings);
-    scan.visit_seq_expr(&f.body);
     let UseScan { home, uses, .. } = scan;
     let mut plan = Plan {
         home,

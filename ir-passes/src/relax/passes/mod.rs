@@ -1,6 +1,7 @@
 //! Relax passes, each usable on its own and by name from [`registry`].
 
 mod canonicalize;
+mod canonicalize_symbolic;
 mod convert_to_dataflow;
 mod cse;
 mod dce;
