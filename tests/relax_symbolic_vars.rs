@@ -97,3 +97,26 @@ class Module:
         "{err}"
     );
 }
+
+#[test]
+fn a_recursive_local_function_whose_body_gets_finer_still_calls_itself() {
+    // Its variable keeps the declared signature, which still describes it:
+    // the call inside, visited before the binding, names that variable.
+    let before = format!(
+        r#"{RELAX}@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((2, 3), dtype="float32")) -> R.Tensor(dtype="float32", ndim=2):
+        @R.function
+        def f(y: R.Tensor((2, 3), dtype="float32")) -> R.Tensor(dtype="float32", ndim=2):
+            z: R.Tensor((2, 3), dtype="float32") = y
+            w: R.Tensor(dtype="float32", ndim=2) = f(z)
+            return z
+
+        r: R.Tensor(dtype="float32", ndim=2) = f(x)
+        return r"#
+    );
+    let after = canonicalize(&before).unwrap();
+    assert!(after.contains("w: R.Tensor(dtype=\"float32\", ndim=2) = f(y)"), "{after}");
+    parse_module(&after).unwrap();
+}

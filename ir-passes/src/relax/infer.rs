@@ -228,8 +228,9 @@ fn derive_ret(params: &[StructInfo], args: &[StructInfo], ret: &StructInfo) -> S
 }
 
 /// What the symbolic variables of `pattern` stand for in `actual`: each
-/// dimension of `pattern` that is a variable, against `actual`'s (the first
-/// one wins), as TVM's `InferSymbolicVarMap` reads a `match_cast`.
+/// dimension of `pattern` that is a variable, against `actual`'s, as TVM's
+/// `InferSymbolicVarMap` reads a `match_cast` (a variable named twice in
+/// one pattern takes its first place here, its last in TVM).
 pub(crate) fn symbolic_bindings(
     pattern: &StructInfo,
     actual: &StructInfo,

@@ -60,7 +60,7 @@ mod arith;
 mod builder;
 mod dot;
 mod dtype;
-mod erase;
+pub(crate) mod erase;
 mod expr;
 mod flatten;
 mod free_vars;

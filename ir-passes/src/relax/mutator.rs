@@ -23,7 +23,7 @@ use super::builder::{BlockBuilder, BuilderError, is_leaf};
 use super::erase::{defined_by, erase_to_well_defined};
 use super::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, SeqExpr, Var};
 use super::infer::{carry_inferred, sinfo_of};
-use super::sinfo::StructInfo;
+use super::sinfo::{StructInfo, is_base_of};
 
 /// What a normalizing mutator carries.
 #[derive(Default)]
@@ -187,16 +187,21 @@ pub fn binding_with_value<M: ExprMutator + ?Sized>(
     // pass turning dataflow variables into outputs returns plain ones.
     // Uses of the original, and of the variable a pass produced, mean the
     // final one (TVM #16367).
-    let final_var =
-        if sinfo.same_as(&var.sinfo) || ir_core::structural::structural_eq(&*sinfo, &var.sinfo) {
-            var
-        } else {
-            let retyped = Var::with_sinfo(&var, sinfo.into_owned());
-            if !var.same_as(&b.var) {
-                state.remap(&var, &retyped);
-            }
-            retyped
-        };
+    // A function's variable keeps its signature while it still describes
+    // the function: a recursive function's body, visited already, calls it
+    // by that variable.
+    let final_var = if sinfo.same_as(&var.sinfo)
+        || (matches!(value, Expr::Function(_)) && is_base_of(&var.sinfo, &sinfo))
+        || ir_core::structural::structural_eq(&*sinfo, &var.sinfo)
+    {
+        var
+    } else {
+        let retyped = Var::with_sinfo(&var, sinfo.into_owned());
+        if !var.same_as(&b.var) {
+            state.remap(&var, &retyped);
+        }
+        retyped
+    };
     if !final_var.same_as(&b.var) {
         state.remap(&b.var, &final_var);
     }
@@ -339,12 +344,12 @@ pub fn visit_with_new_scope<M: ExprMutator + ?Sized>(
 }
 
 /// A function: its parameters (a replaced one is remapped in the body), its
-/// body in a new scope. A rebuilt function's result is its new body's struct
-/// info, made well defined by its parameters (symbolic variables a body's
-/// `match_cast` defines are forgotten): as TVM's `Function` constructor
-/// does when the declared result describes the body (the body's may be
-/// finer), and the declared result no longer holds otherwise. (It is not
-/// visited: a pass that rewrites types in signatures overrides this hook.)
+/// body in a new scope. A rebuilt function's result is, as TVM's mutator
+/// makes it: the declared one while the new body's is coarser (it still
+/// holds, and says more); else the new body's, made well defined by the
+/// parameters (symbolic variables a body's `match_cast` defines are
+/// forgotten). (It is not visited: a pass that rewrites types in
+/// signatures overrides this hook.)
 pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Transformed<Expr> {
     let mut params: Option<Vec<Node<Var>>> = None;
     for (i, p) in f.params.iter().enumerate() {
@@ -368,10 +373,14 @@ pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Trans
     }
     let body = body.unwrap_or_clone(&f.body);
     let params = params.unwrap_or_else(|| f.params.clone());
+    let declared = &f.ret_sinfo;
     let ret_sinfo = match sinfo_of(&body.body) {
-        Ok(actual) if actual.same_as(&f.ret_sinfo) => actual,
+        Ok(actual) if actual.same_as(declared) => actual,
+        Ok(actual) if is_base_of(&actual, declared) && !is_base_of(declared, &actual) => {
+            declared.clone()
+        }
         Ok(actual) => erase_to_well_defined(&actual, &defined_by(&params)),
-        Err(_) => f.ret_sinfo.clone(),
+        Err(_) => declared.clone(),
     };
     Transformed::Replace(
         Function {

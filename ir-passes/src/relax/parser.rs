@@ -658,8 +658,11 @@ impl<'a> Parser<'a> {
             // kept as declared: comparing signatures at every level of
             // nested functions would cost the square of their depth.
             let ret_sinfo = match ret {
+                // A recursive local function's variable carries the declared
+                // signature, which its calls were checked against.
                 Some(declared)
-                    if declared.same_as(&inferred)
+                    if itself.is_some()
+                        || declared.same_as(&inferred)
                         || matches!(inferred, StructInfo::FuncStructInfo(_)) =>
                 {
                     declared

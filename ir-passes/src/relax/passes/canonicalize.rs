@@ -251,7 +251,7 @@ struct UseScan {
     uses: Uses,
     block: Option<usize>,
     blocks: usize,
-    /// Whether a binding is a `match_cast`.
+    /// Whether any binding is a `match_cast`.
     casts: bool,
 }
 
