@@ -117,6 +117,9 @@ class Module:
         return r"#
     );
     let after = canonicalize(&before).unwrap();
-    assert!(after.contains("w: R.Tensor(dtype=\"float32\", ndim=2) = f(y)"), "{after}");
+    assert!(
+        after.contains("w: R.Tensor(dtype=\"float32\", ndim=2) = f(y)"),
+        "{after}"
+    );
     parse_module(&after).unwrap();
 }
