@@ -82,6 +82,12 @@ pub fn erase_to_well_defined(sinfo: &StructInfo, defined: &IdSet<Node<PrimVar>>)
     })
 }
 
+/// `body`'s struct info as the result of a function of `params`: made well
+/// defined by what the parameters define.
+pub fn function_result(body: &StructInfo, params: &[Node<Var>]) -> StructInfo {
+    erase_to_well_defined(body, &defined_by(params))
+}
+
 fn all_defined(exprs: &[PrimExpr], defined: &IdSet<Node<PrimVar>>) -> bool {
     let mut check = Undefined(defined);
     exprs.iter().all(|e| check.visit_prim_expr(e).is_continue())

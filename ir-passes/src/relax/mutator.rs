@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use ir_core::{IdMap, Node, Rebuild, Transformed};
 
 use super::builder::{BlockBuilder, BuilderError, is_leaf};
-use super::erase::{defined_by, erase_to_well_defined};
+use super::erase::function_result;
 use super::expr::{Binding, BindingBlock, Expr, ExprMutator, Function, If, SeqExpr, Var};
 use super::infer::{carry_inferred, sinfo_of};
 use super::sinfo::{StructInfo, is_base_of};
@@ -379,7 +379,7 @@ pub fn function<M: ExprMutator + ?Sized>(m: &mut M, f: &Node<Function>) -> Trans
         Ok(actual) if is_base_of(&actual, declared) && !is_base_of(declared, &actual) => {
             declared.clone()
         }
-        Ok(actual) => erase_to_well_defined(&actual, &defined_by(&params)),
+        Ok(actual) => function_result(&actual, &params),
         Err(_) => declared.clone(),
     };
     Transformed::Replace(

@@ -320,6 +320,17 @@ impl<'a> Parser<'a> {
             && matches!(self.peek_at(2), Tok::Name(n) if *n == name)
     }
 
+    /// `prefix.name` (`R.dataflow`), else an error that `expected` was.
+    fn qualified(&mut self, prefix: &str, name: &str, expected: &str) -> PResult<()> {
+        if !self.at_qualified(prefix, name) {
+            return self.expected(expected);
+        }
+        for _ in 0..3 {
+            self.bump();
+        }
+        Ok(())
+    }
+
     // ---- module ---------------------------------------------------------------------
 
     fn module(&mut self) -> PResult<RelaxModule> {
@@ -355,31 +366,32 @@ impl<'a> Parser<'a> {
             // Added once read, as one table.
             let mut externs = BTreeMap::new();
             loop {
-                if self.is_punct("@") {
-                    let at = self.pos();
+                let at = self.pos();
+                let (name, member) = if self.is_punct("@") {
                     let (name, f, _) = self.function(&mut Scope::default(), None)?;
-                    if module.contains(&name) || externs.contains_key(&name) {
-                        return Err(ParseError {
-                            line: at.line,
-                            col: at.col,
-                            message: format!("`{name}` is defined twice in the module"),
-                        });
-                    }
-                    let _ = module.add_function(&name, f);
+                    (name, Member::Function(f))
                 } else if matches!(self.peek(), Tok::Name(_))
                     && matches!(self.peek_at(1), Tok::Punct("="))
                 {
-                    let at = self.pos();
                     let (name, f) = self.extern_global()?;
-                    if module.contains(&name) || externs.insert(name.clone(), f).is_some() {
-                        return Err(ParseError {
-                            line: at.line,
-                            col: at.col,
-                            message: format!("`{name}` is defined twice in the module"),
-                        });
-                    }
+                    (name, Member::Extern(f))
                 } else {
                     break;
+                };
+                if module.contains(&name) || externs.contains_key(&name) {
+                    return Err(ParseError {
+                        line: at.line,
+                        col: at.col,
+                        message: format!("`{name}` is defined twice in the module"),
+                    });
+                }
+                match member {
+                    Member::Function(f) => {
+                        let _ = module.add_function(&name, f);
+                    }
+                    Member::Extern(f) => {
+                        externs.insert(name, f);
+                    }
                 }
             }
             match self.peek() {
@@ -412,12 +424,7 @@ impl<'a> Parser<'a> {
     fn extern_global(&mut self) -> PResult<(String, Node<ExternFunc>)> {
         let name = self.name()?.to_owned();
         self.punct("=")?;
-        if !self.at_qualified("R", "ExternFunc") {
-            return self.expected("`R.ExternFunc(\"symbol\")`");
-        }
-        self.bump();
-        self.bump();
-        self.bump();
+        self.qualified("R", "ExternFunc", "`R.ExternFunc(\"symbol\")`")?;
         let symbol = self.extern_symbol()?;
         self.newline()?;
         self.globals.insert(name.clone(), extern_sinfo());
@@ -668,10 +675,7 @@ impl<'a> Parser<'a> {
                     declared
                 }
                 Some(declared) if !super::sinfo::is_base_of(&declared, &inferred) => declared,
-                _ => super::erase::erase_to_well_defined(
-                    &inferred,
-                    &super::erase::defined_by(&params),
-                ),
+                _ => super::erase::function_result(&inferred, &params),
             };
             let f = Function {
                 params,
@@ -936,12 +940,7 @@ impl<'a> Parser<'a> {
     /// `with R.dataflow():` and its block, ending with `R.output(...)`.
     fn dataflow_block(&mut self, scope: &mut Scope) -> PResult<Node<BindingBlock>> {
         self.keyword("with")?;
-        if !self.at_qualified("R", "dataflow") {
-            return self.expected("`R.dataflow()`");
-        }
-        self.bump();
-        self.bump();
-        self.bump();
+        self.qualified("R", "dataflow", "`R.dataflow()`")?;
         self.punct("(")?;
         self.punct(")")?;
         self.punct(":")?;
@@ -2007,4 +2006,10 @@ fn signature(params: &[Node<Var>], ret: Option<StructInfo>, pure: bool) -> Struc
         pure,
     }
     .into()
+}
+
+/// What a module's class holds.
+enum Member {
+    Function(Node<Function>),
+    Extern(Node<ExternFunc>),
 }

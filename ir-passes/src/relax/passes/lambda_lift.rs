@@ -17,7 +17,7 @@ use ir_core::{IdMap, Node, Transformed};
 use rustc_hash::FxHashSet;
 
 use crate::relax::BuilderError;
-use crate::relax::erase::{defined_by, erase_to_well_defined};
+use crate::relax::erase::function_result;
 use crate::relax::expr::{Binding, Call, Expr, ExprMutator, Function, GlobalVar, Var};
 use crate::relax::free_vars::free_vars_of_functions;
 use crate::relax::module::{RelaxModule, module_externs};
@@ -136,7 +136,7 @@ impl LambdaLift<'_> {
             // LambdaLift makes it (a closure it returns is now an object).
             Transformed::Replace(Expr::Function(g)) => match sinfo_of(&g.body.body) {
                 Ok(actual) if !actual.same_as(&g.ret_sinfo) => Node::new(Function {
-                    ret_sinfo: erase_to_well_defined(&actual, &defined_by(&g.params)),
+                    ret_sinfo: function_result(&actual, &g.params),
                     ..(*g).clone()
                 }),
                 _ => g,
